@@ -1,0 +1,53 @@
+/* dopant ABI — kind "dopant.sandbox/1": isolated execution of tool calls.
+ *
+ * A call runs a command in isolation with a payload on standard input and returns its exit
+ * status and outputs. Output buffers belong to the instance until release_result.
+ */
+#ifndef DOPANT_ABI_SANDBOX_H
+#define DOPANT_ABI_SANDBOX_H
+
+#include "base.h"
+#include "host.h"
+
+#define DPT_KIND_SANDBOX "dopant.sandbox/1"
+
+typedef struct dpt_sandbox_request {
+  uint32_t struct_size;
+  const dpt_extension* next;
+  const char* const* argv;        /* NULL-terminated; argv[0] is the program        */
+  const void* input;              /* payload for standard input, may be NULL         */
+  uint64_t input_bytes;
+  uint64_t timeout_ms;            /* 0: the plugin's configured default             */
+} dpt_sandbox_request;
+#define DPT_SANDBOX_REQUEST_SIZE_1_0 DPT_STRUCT_SIZE(dpt_sandbox_request, timeout_ms)
+DPT_PIN_SIZE_LP64(DPT_SANDBOX_REQUEST_SIZE_1_0, 48);
+
+typedef struct dpt_sandbox_result {
+  uint32_t struct_size;
+  int32_t exit_code;              /* -1 when killed by a signal                     */
+  int32_t signal;                 /* 0 unless killed                                */
+  const void* output;             /* standard output, owned by the instance         */
+  uint64_t output_bytes;
+  const void* error_output;       /* standard error, owned by the instance          */
+  uint64_t error_output_bytes;
+  uint64_t wall_ns;               /* time from request to result                    */
+} dpt_sandbox_result;
+#define DPT_SANDBOX_RESULT_SIZE_1_0 DPT_STRUCT_SIZE(dpt_sandbox_result, wall_ns)
+DPT_PIN_SIZE_LP64(DPT_SANDBOX_RESULT_SIZE_1_0, 56);
+
+typedef struct dpt_sandbox_v1 {
+  uint32_t struct_size;
+  /* [control-thread] */
+  dpt_error* (*create)(const dpt_host* host, const dpt_config* config, dpt_instance** out);
+  /* [control-thread] NULL is accepted. */
+  void (*destroy)(dpt_instance* instance);
+  /* [any-thread] Runs one call. A timeout returns DPT_DEADLINE_EXCEEDED. */
+  dpt_error* (*execute)(dpt_instance* instance, const dpt_sandbox_request* request,
+                        dpt_sandbox_result* out);
+  /* [any-thread] Frees the buffers of a result from execute. */
+  void (*release_result)(dpt_instance* instance, dpt_sandbox_result* result);
+} dpt_sandbox_v1;
+#define DPT_SANDBOX_V1_SIZE_1_0 DPT_STRUCT_SIZE(dpt_sandbox_v1, release_result)
+DPT_PIN_SIZE_LP64(DPT_SANDBOX_V1_SIZE_1_0, 40);
+
+#endif /* DOPANT_ABI_SANDBOX_H */

@@ -1,0 +1,15 @@
+# Installs the CMake package (find_package(dopant)) and the pkg-config file.
+include(CMakePackageConfigHelpers)
+set(DOPANT_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/dopant")
+install(EXPORT dopantTargets NAMESPACE dopant:: DESTINATION "${DOPANT_CMAKE_DIR}")
+configure_package_config_file(cmake/dopantConfig.cmake.in
+  "${CMAKE_CURRENT_BINARY_DIR}/dopantConfig.cmake" INSTALL_DESTINATION "${DOPANT_CMAKE_DIR}")
+write_basic_package_version_file("${CMAKE_CURRENT_BINARY_DIR}/dopantConfigVersion.cmake"
+  COMPATIBILITY SameMajorVersion)
+install(FILES
+  "${CMAKE_CURRENT_BINARY_DIR}/dopantConfig.cmake"
+  "${CMAKE_CURRENT_BINARY_DIR}/dopantConfigVersion.cmake"
+  cmake/DopantPlugin.cmake cmake/plugin.map
+  DESTINATION "${DOPANT_CMAKE_DIR}")
+configure_file(cmake/dopant.pc.in "${CMAKE_CURRENT_BINARY_DIR}/dopant.pc" @ONLY)
+install(FILES "${CMAKE_CURRENT_BINARY_DIR}/dopant.pc" DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")

@@ -1,0 +1,87 @@
+// Command-line option parsing and runtime opening shared by the subcommands.
+#include "cli_options.hpp"
+
+#include "workloads.hpp"
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace dopant::cli {
+namespace {
+
+dpt_log_level parse_log_level(const std::string& text) {
+  const char* names[] = {"trace", "debug", "info", "warning", "error"};
+  for (int level = 0; level < 5; ++level) {
+    if (text == names[level]) return level;
+  }
+  throw std::invalid_argument("--log-level: unknown level `" + text + "` (trace, debug, info, warning, error)");
+}
+
+}  // namespace
+
+std::optional<std::string> take_flag_value(std::vector<std::string>& words, const std::string& flag) {
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (words[i] != flag) continue;
+    if (i + 1 >= words.size()) throw std::invalid_argument(flag + ": missing value");
+    std::string value = words[i + 1];
+    words.erase(words.begin() + static_cast<long>(i), words.begin() + static_cast<long>(i) + 2);
+    return value;
+  }
+  return std::nullopt;
+}
+
+bool take_flag(std::vector<std::string>& words, const std::string& flag) {
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (words[i] == flag) {
+      words.erase(words.begin() + static_cast<long>(i));
+      return true;
+    }
+  }
+  return false;
+}
+
+Options parse_options(int argc, char** argv) {
+  Options options;
+  std::vector<std::string> words(argv + 1, argv + argc);
+  while (auto path = take_flag_value(words, "--plugin-path")) options.plugin_paths.push_back(*path);
+  if (auto level = take_flag_value(words, "--log-level")) options.log_level = parse_log_level(*level);
+  if (auto threads = take_flag_value(words, "--threads")) {
+    try {
+      options.threads = static_cast<uint32_t>(std::stoul(*threads));
+    } catch (const std::exception&) {
+      throw std::invalid_argument("--threads: `" + *threads + "` is not a count");
+    }
+  }
+  options.words = std::move(words);
+  return options;
+}
+
+dpt_runtime* open_runtime(const Options& options) {
+  std::string joined;
+  for (const std::string& path : options.plugin_paths) joined += (joined.empty() ? "" : ":") + path;
+  dpt_runtime_options runtime_options{};
+  runtime_options.struct_size = sizeof runtime_options;
+  runtime_options.plugin_path = joined.empty() ? nullptr : joined.c_str();
+  runtime_options.log_level = options.log_level;
+  runtime_options.threads = options.threads;
+  dpt_runtime* runtime = nullptr;
+  if (dpt_error* error = dpt_runtime_create(&runtime_options, &runtime)) {
+    std::string message = dpt_error_get_message(error);
+    dpt_error_destroy(error);
+    throw std::runtime_error(message);
+  }
+  if (dpt_error* error = workloads::declare_builtin(runtime)) {
+    std::string message = dpt_error_get_message(error);
+    dpt_error_destroy(error);
+    dpt_runtime_destroy(runtime);
+    throw std::runtime_error(message);
+  }
+  if (options.log_level <= DPT_LOG_DEBUG) {
+    for (uint32_t i = 0; i < dpt_runtime_load_problem_count(runtime); ++i) {
+      std::fprintf(stderr, "dopant: skipped %s\n", dpt_runtime_load_problem(runtime, i));
+    }
+  }
+  return runtime;
+}
+
+}  // namespace dopant::cli

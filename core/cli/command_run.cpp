@@ -1,0 +1,137 @@
+// `dopant run FILE [--variant NAME] [--json OUT]`: runs one configuration of a run file for
+// its [run] repetitions and prints each metric's median and samples.
+#include "commands.hpp"
+#include "json_writer.hpp"
+#include "workloads.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace dopant::cli {
+namespace {
+
+struct MetricSeries {
+  std::string unit;
+  dpt_better better = DPT_BETTER_LOWER;
+  std::vector<double> values;
+};
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+uint32_t find_variant(const dpt_run_config* config, const std::string& name) {
+  std::string known;
+  for (uint32_t i = 0; i < dpt_run_config_variant_count(config); ++i) {
+    const std::string candidate = dpt_run_config_variant_name(config, i);
+    if (candidate == name) return i;
+    known += (i ? ", " : "") + candidate;
+  }
+  throw std::invalid_argument("--variant: no variant `" + name + "` (have: " + known + ")");
+}
+
+// Runs one repetition and appends its metrics, in the order first reported.
+void run_once(dpt_runtime* runtime, const dpt_run_config* config, uint32_t variant,
+              const workloads::Workload& workload, std::vector<std::string>& order,
+              std::map<std::string, MetricSeries>& series) {
+  dpt_runtime_metrics_clear(runtime);
+  dpt_runtime_reset_memory_peaks(runtime);
+  throw_on_error(workload.run(runtime, config, variant), "workload `" + std::string(workload.decl->name) + "`");
+  const uint32_t count = dpt_runtime_metric_count(runtime);
+  for (uint32_t i = 0; i < count; ++i) {
+    dpt_metric metric{};
+    metric.struct_size = sizeof metric;
+    dpt_runtime_metric_get(runtime, i, &metric);
+    auto [slot, inserted] = series.try_emplace(metric.name);
+    if (inserted) order.push_back(metric.name);
+    slot->second.unit = metric.unit;
+    slot->second.better = metric.better;
+    slot->second.values.push_back(metric.value);
+  }
+}
+
+void write_json(const std::string& path, const std::string& file, const std::string& workload,
+                const std::string& variant, const std::vector<std::string>& order,
+                const std::map<std::string, MetricSeries>& series) {
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary);
+    if (!out) throw std::runtime_error("--json: cannot write `" + path + "`");
+    out << "{\n  \"dopant_version\": " << json_quote(dpt_version()) << ",\n  \"config\": " << json_quote(file)
+        << ",\n  \"workload\": " << json_quote(workload) << ",\n  \"variant\": " << json_quote(variant)
+        << ",\n  \"metrics\": [";
+    for (size_t i = 0; i < order.size(); ++i) {
+      const MetricSeries& s = series.at(order[i]);
+      out << (i ? "," : "") << "\n    {\"name\": " << json_quote(order[i]) << ", \"unit\": " << json_quote(s.unit)
+          << ", \"better\": " << json_quote(s.better == DPT_BETTER_HIGHER ? "higher" : "lower")
+          << ", \"median\": " << json_number(median(s.values)) << ", \"values\": [";
+      for (size_t j = 0; j < s.values.size(); ++j) out << (j ? ", " : "") << json_number(s.values[j]);
+      out << "]}";
+    }
+    out << "\n  ]\n}\n";
+    if (!out.flush()) throw std::runtime_error("--json: cannot write `" + path + "`");
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    std::remove(temporary.c_str());
+    throw std::runtime_error("--json: cannot write `" + path + "`");
+  }
+}
+
+}  // namespace
+
+void throw_on_error(dpt_error* error, const std::string& context) {
+  if (error == nullptr) return;
+  std::string message = dpt_error_get_message(error);
+  const dpt_code code = dpt_error_get_code(error);
+  dpt_error_destroy(error);
+  throw std::runtime_error((context.empty() ? "" : context + ": ") + message + " [" + dpt_code_name(code) + "]");
+}
+
+int command_run(const Options& options) {
+  std::vector<std::string> words(options.words.begin() + 1, options.words.end());
+  const auto json_path = take_flag_value(words, "--json");
+  const auto variant_name = take_flag_value(words, "--variant");
+  if (words.size() != 1) throw std::invalid_argument("usage: dopant run FILE [--variant NAME] [--json OUT]");
+  const std::string file = words[0];
+
+  Runtime runtime(options);
+  dpt_run_config* config = nullptr;
+  throw_on_error(dpt_run_config_load(runtime.get(), file.c_str(), &config));
+  std::unique_ptr<dpt_run_config, void (*)(dpt_run_config*)> owned(config, dpt_run_config_destroy);
+
+  const uint32_t variant = variant_name ? find_variant(config, *variant_name) : 0;
+  const workloads::Workload* workload = workloads::find(dpt_run_config_workload(config));
+  if (workload == nullptr) throw std::runtime_error(std::string("no workload `") + dpt_run_config_workload(config) + "`");
+
+  dpt_device_options device{};
+  device.struct_size = sizeof device;
+  dpt_run_config_device(config, variant, &device);
+  throw_on_error(dpt_runtime_set_device(runtime.get(), &device), file + ": [device]");
+
+  const uint32_t repetitions = dpt_run_config_repetitions(config);
+  const std::string name = dpt_run_config_variant_name(config, variant);
+  std::vector<std::string> order;
+  std::map<std::string, MetricSeries> series;
+  for (uint32_t r = 0; r < repetitions; ++r) run_once(runtime.get(), config, variant, *workload, order, series);
+
+  std::printf("%s: workload %s, variant %s, %u repetition(s), device %s\n", file.c_str(), workload->decl->name,
+              name.c_str(), repetitions, device.kind);
+  std::printf("  %-24s %14s %-6s %s\n", "METRIC", "MEDIAN", "UNIT", "SAMPLES");
+  for (const std::string& metric : order) {
+    const MetricSeries& s = series.at(metric);
+    std::string samples;
+    for (double value : s.values) samples += (samples.empty() ? "" : " ") + json_number(value);
+    std::printf("  %-24s %14.6g %-6s %s\n", metric.c_str(), median(s.values), s.unit.c_str(), samples.c_str());
+  }
+  if (json_path) write_json(*json_path, file, workload->decl->name, name, order, series);
+  return 0;
+}
+
+}  // namespace dopant::cli

@@ -1,0 +1,33 @@
+// The CLI's subcommands. Each returns the process exit code and throws
+// std::invalid_argument for usage errors (exit 2) or std::runtime_error for failures.
+#pragma once
+
+#include "cli_options.hpp"
+
+#include <dopant/runtime.h>
+
+#include <memory>
+
+namespace dopant::cli {
+
+// Owns a runtime for the duration of a command.
+class Runtime {
+ public:
+  explicit Runtime(const Options& options) : runtime_(open_runtime(options)) {}
+  ~Runtime() { dpt_runtime_destroy(runtime_); }
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+  dpt_runtime* get() const { return runtime_; }
+
+ private:
+  dpt_runtime* runtime_;
+};
+
+// Throws std::runtime_error with the error's message (freeing it) when `error` is not NULL.
+void throw_on_error(dpt_error* error, const std::string& context = "");
+
+int command_plugins(const Options& options);
+int command_run(const Options& options);
+int command_check(const Options& options);
+
+}  // namespace dopant::cli

@@ -1,0 +1,52 @@
+// dopant — the command line: version, plugin listing and description, conformance checks
+// and runs of TOML-configured workloads.
+#include "commands.hpp"
+
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+namespace {
+
+void print_usage() {
+  std::printf(
+      "usage: dopant [--plugin-path DIR]... [--log-level LEVEL] [--threads N] COMMAND\n"
+      "\n"
+      "commands:\n"
+      "  --version                     print the dopant version and ABI version\n"
+      "  plugins list [--json]         list loaded plugins\n"
+      "  plugins describe NAME         show a plugin's parameters\n"
+      "  check PLUGIN_OR_PATH          run the conformance kit on a plugin or a library\n"
+      "  run FILE [--variant NAME] [--json OUT]\n"
+      "                                run one configuration of a TOML run file\n"
+      "\n"
+      "Plugins are searched in --plugin-path folders, DOPANT_PLUGIN_PATH, and the install dir.\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace dopant::cli;
+  try {
+    const Options options = parse_options(argc, argv);
+    if (options.words.empty() || options.words[0] == "--help" || options.words[0] == "help") {
+      print_usage();
+      return options.words.empty() ? 2 : 0;
+    }
+    const std::string& command = options.words[0];
+    if (command == "--version" || command == "version") {
+      std::printf("dopant %s (ABI %u.%u)\n", dpt_version(), dpt_abi_major(), dpt_abi_minor());
+      return 0;
+    }
+    if (command == "plugins") return command_plugins(options);
+    if (command == "run") return command_run(options);
+    if (command == "check") return command_check(options);
+    throw std::invalid_argument("unknown command `" + command + "` (see `dopant --help`)");
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "dopant: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "dopant: error: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,132 @@
+// C API: versions, errors, runtime lifetime, plugin loading and listing, workloads,
+// device selection and metrics.
+#include "error.hpp"
+#include "runtime_state.hpp"
+#include "search_path.hpp"
+
+#include <dopant/runtime.h>
+
+#include <algorithm>
+#include <cstring>
+
+using dopant::guard;
+
+namespace {
+
+void copy_metric(const dopant::MetricRecord& record, dpt_metric* out) {
+  dpt_metric metric{};
+  metric.struct_size = sizeof metric;
+  metric.name = record.name.c_str();
+  metric.value = record.value;
+  metric.unit = record.unit.c_str();
+  metric.better = record.better;
+  const uint32_t room = out->struct_size < sizeof metric ? out->struct_size : sizeof metric;
+  std::memcpy(reinterpret_cast<char*>(out) + sizeof(uint32_t), reinterpret_cast<const char*>(&metric) + sizeof(uint32_t),
+              room > sizeof(uint32_t) ? room - sizeof(uint32_t) : 0);
+}
+
+}  // namespace
+
+extern "C" {
+
+DPT_API const char* dpt_version(void) { return DOPANT_VERSION; }
+DPT_API uint32_t dpt_abi_major(void) { return DPT_ABI_MAJOR; }
+DPT_API uint32_t dpt_abi_minor(void) { return DPT_ABI_MINOR; }
+
+DPT_API dpt_code dpt_error_get_code(const dpt_error* error) { return error != nullptr ? error->code : DPT_OK; }
+DPT_API const char* dpt_error_get_message(const dpt_error* error) {
+  return error != nullptr ? error->message.c_str() : "";
+}
+DPT_API void dpt_error_destroy(dpt_error* error) { delete error; }
+
+DPT_API dpt_error* dpt_runtime_create(const dpt_runtime_options* options, dpt_runtime** out) {
+  if (out == nullptr) return dopant::make_error(DPT_INVALID_ARGUMENT, "dpt_runtime_create: `out` is NULL");
+  *out = nullptr;
+  dpt_runtime_options given{};
+  given.struct_size = sizeof given;
+  given.log_level = DPT_LOG_WARN;
+  if (options != nullptr) {
+    std::memcpy(reinterpret_cast<char*>(&given) + sizeof(uint32_t), reinterpret_cast<const char*>(options) + sizeof(uint32_t),
+                std::min<size_t>(options->struct_size, sizeof given) - sizeof(uint32_t));
+  }
+  return guard([&] {
+    auto runtime = std::make_unique<dpt_runtime>(given.threads, given.log_level);
+    for (const std::string& folder : dopant::plugin_search_path(given.plugin_path, given.skip_default_paths != 0)) {
+      for (const std::string& file : dopant::plugin_files_in(folder)) {
+        try {
+          runtime->registry.load_library(file);
+        } catch (const std::exception& e) {
+          runtime->load_problems.push_back(e.what());
+          runtime->services.log(DPT_LOG_DEBUG, "runtime", e.what());
+        }
+      }
+    }
+    *out = runtime.release();
+  });
+}
+
+DPT_API void dpt_runtime_destroy(dpt_runtime* runtime) { delete runtime; }
+DPT_API const dpt_host* dpt_runtime_host(dpt_runtime* runtime) { return &runtime->host; }
+DPT_API void dpt_runtime_cancel(dpt_runtime* runtime) { runtime->services.cancelled = true; }
+
+DPT_API dpt_error* dpt_runtime_load_library(dpt_runtime* runtime, const char* path) {
+  if (path == nullptr) return dopant::make_error(DPT_INVALID_ARGUMENT, "dpt_runtime_load_library: `path` is NULL");
+  return guard([&] { runtime->registry.load_library(path); });
+}
+
+DPT_API uint32_t dpt_runtime_load_problem_count(dpt_runtime* runtime) {
+  return static_cast<uint32_t>(runtime->load_problems.size());
+}
+DPT_API const char* dpt_runtime_load_problem(dpt_runtime* runtime, uint32_t index) {
+  return index < runtime->load_problems.size() ? runtime->load_problems[index].c_str() : nullptr;
+}
+
+DPT_API uint32_t dpt_runtime_plugin_count(dpt_runtime* runtime) {
+  return static_cast<uint32_t>(runtime->registry.plugins().size());
+}
+DPT_API const dpt_plugin_info* dpt_runtime_plugin(dpt_runtime* runtime, uint32_t index) {
+  const auto& plugins = runtime->registry.plugins();
+  return index < plugins.size() ? &plugins[index]->info : nullptr;
+}
+DPT_API const dpt_plugin_info* dpt_runtime_find_plugin(dpt_runtime* runtime, const char* id) {
+  if (id == nullptr) return nullptr;
+  const dopant::PluginEntry* entry = runtime->registry.find(id);
+  return entry != nullptr ? &entry->info : nullptr;
+}
+
+DPT_API dpt_error* dpt_runtime_declare_workload(dpt_runtime* runtime, const dpt_workload_decl* decl) {
+  if (decl == nullptr || decl->struct_size < DPT_WORKLOAD_DECL_SIZE_1_0 || decl->name == nullptr) {
+    return dopant::make_error(DPT_INVALID_ARGUMENT, "dpt_runtime_declare_workload: NULL or incomplete declaration");
+  }
+  return guard([&] {
+    dopant::WorkloadSchema schema;
+    schema.name = decl->name;
+    schema.params = dopant::parse_param_decls(decl->params, decl->param_count, schema.name);
+    for (uint32_t i = 0; i < decl->slot_count; ++i) schema.slots.push_back(decl->slots[i]);
+    runtime->workloads[schema.name] = std::move(schema);
+  });
+}
+
+DPT_API dpt_error* dpt_runtime_set_device(dpt_runtime* runtime, const dpt_device_options* options) {
+  if (options == nullptr || options->struct_size < DPT_DEVICE_OPTIONS_SIZE_1_0 || options->kind == nullptr) {
+    return dopant::make_error(DPT_INVALID_ARGUMENT, "dpt_runtime_set_device: NULL or incomplete options");
+  }
+  return guard([&] { runtime->services.set_device(options->kind, options->index, options->memory_limit); });
+}
+
+DPT_API void dpt_runtime_reset_memory_peaks(dpt_runtime* runtime) { runtime->services.reset_peaks(); }
+
+DPT_API uint32_t dpt_runtime_metric_count(dpt_runtime* runtime) {
+  runtime->metric_snapshot = runtime->services.metrics();
+  return static_cast<uint32_t>(runtime->metric_snapshot.size());
+}
+DPT_API void dpt_runtime_metric_get(dpt_runtime* runtime, uint32_t index, dpt_metric* out) {
+  if (out == nullptr || index >= runtime->metric_snapshot.size()) return;
+  copy_metric(runtime->metric_snapshot[index], out);
+}
+DPT_API void dpt_runtime_metrics_clear(dpt_runtime* runtime) {
+  runtime->services.clear_metrics();
+  runtime->metric_snapshot.clear();
+}
+
+}  // extern "C"

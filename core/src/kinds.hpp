@@ -1,0 +1,30 @@
+// What the core knows about each kind: its id, the smallest table size it accepts (the 1.0
+// size) and the size of the table this core was built with. Every kind table starts with
+// the same three members (struct_size, create, destroy), which the core uses generically.
+#pragma once
+
+#include <dopant/abi.h>
+
+#include <cstddef>
+#include <string_view>
+
+namespace dopant {
+
+struct KindInfo {
+  const char* id;           // "dopant.optimizer/1"
+  const char* slot;         // "optimizer"
+  size_t min_table_size;    // DPT_<KIND>_V1_SIZE_1_0
+  size_t table_size;        // sizeof the current table
+};
+
+// nullptr when the core does not know the kind.
+const KindInfo* find_kind(std::string_view id);
+
+using CreateFn = dpt_error* (*)(const dpt_host*, const dpt_config*, dpt_instance**);
+using DestroyFn = void (*)(dpt_instance*);
+
+// The create and destroy slots of any kind table.
+CreateFn table_create(const void* table);
+DestroyFn table_destroy(const void* table);
+
+}  // namespace dopant

@@ -1,0 +1,54 @@
+// libltdl-based loading of plugin libraries (see loader.hpp).
+#include "loader.hpp"
+
+#include "error.hpp"
+
+#include <ltdl.h>
+
+#include <mutex>
+
+namespace dopant {
+namespace {
+
+std::mutex& ltdl_lock() {
+  static std::mutex lock;
+  return lock;
+}
+
+// libltdl reports errors through a global string; read it under the lock.
+std::string last_ltdl_error() {
+  const char* text = lt_dlerror();
+  return text != nullptr ? text : "unknown libltdl error";
+}
+
+void ensure_ltdl_initialized() {
+  static bool initialized = false;
+  if (initialized) return;
+  if (lt_dlinit() != 0) throw Error(DPT_INTERNAL, "libltdl initialization failed: " + last_ltdl_error());
+  initialized = true;
+}
+
+}  // namespace
+
+dpt_plugin_entry_fn open_plugin_library(const std::string& path) {
+  std::lock_guard<std::mutex> guard(ltdl_lock());
+  ensure_ltdl_initialized();
+
+  lt_dladvise advise;
+  if (lt_dladvise_init(&advise) != 0) throw Error(DPT_INTERNAL, path + ": " + last_ltdl_error());
+  lt_dladvise_local(&advise);
+  lt_dladvise_resident(&advise);
+  lt_dlhandle handle = lt_dlopenadvise(path.c_str(), advise);
+  lt_dladvise_destroy(&advise);
+  if (handle == nullptr) {
+    throw Error(DPT_NOT_FOUND, path + ": cannot load library: " + last_ltdl_error());
+  }
+  void* symbol = lt_dlsym(handle, DPT_PLUGIN_ENTRY_SYMBOL);
+  if (symbol == nullptr) {
+    // Resident handles are never closed; the library simply stays mapped and unused.
+    throw Error(DPT_NOT_FOUND, path + ": not a dopant plugin library: no symbol `" DPT_PLUGIN_ENTRY_SYMBOL "`");
+  }
+  return reinterpret_cast<dpt_plugin_entry_fn>(symbol);
+}
+
+}  // namespace dopant

@@ -1,6 +1,7 @@
 // dopant — the command line: version, plugin listing and description, conformance checks
 // and runs of TOML-configured workloads.
 #include "commands.hpp"
+#include "plan_command.hpp"
 
 #include <cstdio>
 #include <stdexcept>
@@ -19,6 +20,7 @@ void print_usage() {
       "  check PLUGIN_OR_PATH          run the conformance kit on a plugin or a library\n"
       "  run FILE [--variant NAME] [--json OUT]\n"
       "                                run one configuration of a TOML run file\n"
+      "  plan memory FILE [--json OUT] per-GPU peak memory of a training configuration\n"
       "\n"
       "Plugins are searched in --plugin-path folders, DOPANT_PLUGIN_PATH, and the install dir.\n");
 }
@@ -41,6 +43,9 @@ int main(int argc, char** argv) {
     if (command == "plugins") return command_plugins(options);
     if (command == "run") return command_run(options);
     if (command == "check") return command_check(options);
+    if (command == "plan") {
+      return dopant::planner::command_plan({options.words.begin() + 1, options.words.end()});
+    }
     throw std::invalid_argument("unknown command `" + command + "` (see `dopant --help`)");
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "dopant: %s\n", e.what());

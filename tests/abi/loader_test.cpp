@@ -1,0 +1,159 @@
+// How the runtime treats plugin libraries at the ABI boundary: an older minor is widened,
+// a wrong major, a missing entry symbol, a failing init and a duplicate id are refused with
+// messages that say why, and an error from a plugin call reaches the caller while the
+// runtime keeps working.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "plugins/test_plugins.h"
+#include "runtime_fixture.hpp"
+
+namespace dopant::tests {
+namespace {
+
+struct InstanceDeleter {
+  void operator()(dpt_plugin_instance* instance) const { dpt_plugin_instance_destroy(instance); }
+};
+using Instance = std::unique_ptr<dpt_plugin_instance, InstanceDeleter>;
+
+class LoaderTest : public RuntimeTest {
+ protected:
+  // An instance of `plugin_id` with its declared defaults; null (with a failure) on error.
+  Instance create(const char* plugin_id) {
+    dpt_plugin_instance* raw = nullptr;
+    const Outcome created = take(dpt_plugin_instance_create(runtime_, plugin_id, nullptr, &raw));
+    EXPECT_EQ(created.code, DPT_OK) << created.message;
+    return Instance(raw);
+  }
+
+  static const dpt_optimizer_v1* optimizer(const Instance& instance) {
+    return static_cast<const dpt_optimizer_v1*>(dpt_plugin_instance_table(instance.get()));
+  }
+
+  // One step of the minimal optimizer (lr 0.5 by default) over [1, 2, 3] with gradient 2.
+  Outcome step_once(const Instance& instance, std::vector<float>* result) {
+    OneTensorGroup tensors({1.0f, 2.0f, 3.0f}, {2.0f, 2.0f, 2.0f});
+    const dpt_param_group group = tensors.group();
+    const dpt_optimizer_v1* table = optimizer(instance);
+    dpt_instance* handle = dpt_plugin_instance_handle(instance.get());
+    const Outcome added = take(table->add_param_group(handle, &group));
+    if (added.code != DPT_OK) return added;
+    const dpt_step_args args{DPT_STEP_ARGS_SIZE_1_0, nullptr, 1.0, 1.0};
+    const Outcome stepped = take(table->step(handle, &args, nullptr));
+    *result = tensors.param;
+    return stepped;
+  }
+
+  void expect_older_minor_steps() {
+    ASSERT_EQ(load(test_plugin_path("dopant-test-older-minor.so")).code, DPT_OK);
+    const Instance instance = create("test-older-minor");
+    ASSERT_NE(instance, nullptr);
+    std::vector<float> result;
+    const Outcome stepped = step_once(instance, &result);
+    EXPECT_EQ(stepped.code, DPT_OK) << stepped.message;
+    EXPECT_EQ(result, (std::vector<float>{0.0f, 1.0f, 2.0f}));
+  }
+};
+
+// `text` with every occurrence of `part` removed.
+std::string without(std::string text, const std::string& part) {
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part))
+    text.erase(at, part.size());
+  return text;
+}
+
+TEST_F(LoaderTest, OlderMinorLoadsWidenedAndSteps) {
+  ASSERT_EQ(load(test_plugin_path("dopant-test-older-minor.so")).code, DPT_OK);
+  const dpt_plugin_info* info = dpt_runtime_find_plugin(runtime_, "test-older-minor");
+  ASSERT_NE(info, nullptr);
+  EXPECT_EQ(info->library_abi_minor, 0u);
+  EXPECT_STREQ(info->descriptor->kind, DPT_KIND_OPTIMIZER);
+
+  const Instance instance = create("test-older-minor");
+  ASSERT_NE(instance, nullptr);
+  const dpt_optimizer_v1* table = optimizer(instance);
+  ASSERT_NE(table, nullptr);
+  EXPECT_GE(table->struct_size, DPT_OPTIMIZER_V1_SIZE_1_1);
+  // The plugin's bytes past its 1.0 size hold a non-NULL poison; widened, the slot is NULL.
+  EXPECT_EQ(table->memory, nullptr);
+
+  std::vector<float> result;
+  const Outcome stepped = step_once(instance, &result);
+  EXPECT_EQ(stepped.code, DPT_OK) << stepped.message;
+  EXPECT_EQ(result, (std::vector<float>{0.0f, 1.0f, 2.0f}));
+}
+
+TEST_F(LoaderTest, WrongMajorIsRefusedNamingFileAndVersions) {
+  const std::string path = test_plugin_path("dopant-test-wrong-major.so");
+  const uint32_t before = dpt_runtime_plugin_count(runtime_);
+  const Outcome loaded = load(path);
+  ASSERT_NE(loaded.code, DPT_OK);
+  EXPECT_NE(loaded.message.find(path), std::string::npos) << loaded.message;
+  const std::string rest = without(loaded.message, path);
+  const std::string core_version =
+      std::to_string(DPT_ABI_MAJOR) + "." + std::to_string(DPT_ABI_MINOR);
+  EXPECT_NE(rest.find("2.0"), std::string::npos) << "the library's version: " << loaded.message;
+  EXPECT_NE(rest.find(core_version), std::string::npos) << "the core's version: " << loaded.message;
+  EXPECT_EQ(dpt_runtime_find_plugin(runtime_, "test-wrong-major"), nullptr);
+  EXPECT_EQ(dpt_runtime_plugin_count(runtime_), before);
+}
+
+TEST_F(LoaderTest, LibraryWithoutEntrySymbolIsRefusedClearly) {
+  const std::string path = test_plugin_path("test-no-entry.so");
+  const Outcome loaded = load(path);
+  ASSERT_NE(loaded.code, DPT_OK);
+  EXPECT_NE(loaded.message.find(path), std::string::npos) << loaded.message;
+  EXPECT_NE(loaded.message.find(DPT_PLUGIN_ENTRY_SYMBOL), std::string::npos) << loaded.message;
+}
+
+TEST_F(LoaderTest, MissingFileIsRefusedNamingIt) {
+  const std::string path = test_plugin_path("dopant-test-does-not-exist.so");
+  const Outcome loaded = load(path);
+  ASSERT_NE(loaded.code, DPT_OK);
+  EXPECT_NE(loaded.message.find(path), std::string::npos) << loaded.message;
+}
+
+TEST_F(LoaderTest, FailingInitIsRefusedWithThePluginsMessage) {
+  const Outcome loaded = load(test_plugin_path("dopant-test-init-fails.so"));
+  ASSERT_NE(loaded.code, DPT_OK);
+  EXPECT_NE(loaded.message.find(INIT_FAILS_MESSAGE), std::string::npos) << loaded.message;
+  EXPECT_EQ(dpt_runtime_find_plugin(runtime_, "test-init-fails"), nullptr);
+  expect_older_minor_steps();
+}
+
+TEST_F(LoaderTest, DuplicateIdIsRefusedNamingIdAndBothFiles) {
+  const std::string first = test_plugin_path("dopant-test-duplicate-a.so");
+  const std::string second = test_plugin_path("dopant-test-duplicate-b.so");
+  ASSERT_EQ(load(first).code, DPT_OK);
+  const uint32_t before = dpt_runtime_plugin_count(runtime_);
+  const Outcome loaded = load(second);
+  ASSERT_NE(loaded.code, DPT_OK);
+  EXPECT_NE(loaded.message.find(DUPLICATE_PLUGIN_ID), std::string::npos) << loaded.message;
+  EXPECT_NE(loaded.message.find(first), std::string::npos) << loaded.message;
+  EXPECT_NE(loaded.message.find(second), std::string::npos) << loaded.message;
+  EXPECT_EQ(dpt_runtime_plugin_count(runtime_), before);
+  const dpt_plugin_info* info = dpt_runtime_find_plugin(runtime_, DUPLICATE_PLUGIN_ID);
+  ASSERT_NE(info, nullptr);
+  EXPECT_EQ(std::string(info->library_path), first);
+}
+
+TEST_F(LoaderTest, StepErrorReachesTheCallerAndRuntimeKeepsWorking) {
+  ASSERT_EQ(load(test_plugin_path("dopant-test-step-fails.so")).code, DPT_OK);
+  const Instance failing = create("test-step-fails");
+  ASSERT_NE(failing, nullptr);
+  std::vector<float> result;
+  const Outcome first = step_once(failing, &result);
+  EXPECT_EQ(first.code, DPT_RESOURCE_EXHAUSTED);
+  EXPECT_NE(first.message.find(STEP_FAILS_MESSAGE), std::string::npos) << first.message;
+
+  expect_older_minor_steps();
+
+  const Outcome again = step_once(failing, &result);
+  EXPECT_EQ(again.code, DPT_RESOURCE_EXHAUSTED) << again.message;
+}
+
+}  // namespace
+}  // namespace dopant::tests

@@ -7,6 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config binutils
   libtomlplusplus-dev libltdl-dev libdlpack-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libxml2-utils
 )
 missing=()
 for package in "${packages[@]}"; do

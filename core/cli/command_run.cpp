@@ -27,6 +27,21 @@ double median(std::vector<double> values) {
   return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
+// A positive count given on the command line.
+uint32_t parse_count(const std::string& flag, const std::string& text) {
+  size_t used = 0;
+  unsigned long value = 0;
+  try {
+    value = std::stoul(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || value == 0 || value > 1000000) {
+    throw std::invalid_argument(flag + ": `" + text + "` is not a count from 1 to 1000000");
+  }
+  return static_cast<uint32_t>(value);
+}
+
 uint32_t find_variant(const dpt_run_config* config, const std::string& name) {
   std::string known;
   for (uint32_t i = 0; i < dpt_run_config_variant_count(config); ++i) {
@@ -98,7 +113,11 @@ int command_run(const Options& options) {
   std::vector<std::string> words(options.words.begin() + 1, options.words.end());
   const auto json_path = take_flag_value(words, "--json");
   const auto variant_name = take_flag_value(words, "--variant");
-  if (words.size() != 1) throw std::invalid_argument("usage: dopant run FILE [--variant NAME] [--json OUT]");
+  const auto repetitions_text = take_flag_value(words, "--repetitions");
+  if (words.size() != 1) {
+    throw std::invalid_argument("usage: dopant run FILE [--variant NAME] [--repetitions N] [--json OUT]");
+  }
+  const uint32_t repetitions_override = repetitions_text ? parse_count("--repetitions", *repetitions_text) : 0;
   const std::string file = words[0];
 
   Runtime runtime(options);
@@ -115,7 +134,7 @@ int command_run(const Options& options) {
   dpt_run_config_device(config, variant, &device);
   throw_on_error(dpt_runtime_set_device(runtime.get(), &device), file + ": [device]");
 
-  const uint32_t repetitions = dpt_run_config_repetitions(config);
+  const uint32_t repetitions = repetitions_override != 0 ? repetitions_override : dpt_run_config_repetitions(config);
   const std::string name = dpt_run_config_variant_name(config, variant);
   std::vector<std::string> order;
   std::map<std::string, MetricSeries> series;

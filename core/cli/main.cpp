@@ -1,5 +1,6 @@
 // dopant — the command line: version, plugin listing and description, conformance checks
 // and runs of TOML-configured workloads.
+#include "ab_command.hpp"
 #include "commands.hpp"
 #include "plan_command.hpp"
 
@@ -18,8 +19,10 @@ void print_usage() {
       "  plugins list [--json]         list loaded plugins\n"
       "  plugins describe NAME         show a plugin's parameters\n"
       "  check PLUGIN_OR_PATH          run the conformance kit on a plugin or a library\n"
-      "  run FILE [--variant NAME] [--json OUT]\n"
+      "  run FILE [--variant NAME] [--repetitions N] [--json OUT]\n"
       "                                run one configuration of a TOML run file\n"
+      "  ab FILE [--repetitions N] [--json|--csv|--markdown|--svg OUT] ...\n"
+      "                                A/B of the base configuration against each variant\n"
       "  plan memory FILE [--json OUT] per-GPU peak memory of a training configuration\n"
       "\n"
       "Plugins are searched in --plugin-path folders, DOPANT_PLUGIN_PATH, and the install dir.\n");
@@ -43,6 +46,10 @@ int main(int argc, char** argv) {
     if (command == "plugins") return command_plugins(options);
     if (command == "run") return command_run(options);
     if (command == "check") return command_check(options);
+    if (command == "ab") {
+      return dopant::ab::command_ab({options.words.begin() + 1, options.words.end()}, "/proc/self/exe",
+                                    options.plugin_paths);
+    }
     if (command == "plan") {
       return dopant::planner::command_plan({options.words.begin() + 1, options.words.end()});
     }

@@ -1,0 +1,18 @@
+// `dopant ab FILE ...`: the A/B harness's entry for the CLI.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace dopant::ab {
+
+// `args`: the words after `ab` (FILE and options, see kAbUsage in ab_options.hpp).
+// `self_executable`: path of the dopant binary, spawned as `dopant run` for each repetition.
+// `plugin_paths`: the global --plugin-path folders, used here and passed on to the children.
+// Prints the table on stdout and writes the report files. Returns the exit code (0); throws
+// std::invalid_argument for usage errors and std::runtime_error for failures, after which
+// no report file has been written.
+int command_ab(const std::vector<std::string>& args, const std::string& self_executable,
+               const std::vector<std::string>& plugin_paths);
+
+}  // namespace dopant::ab

@@ -1,0 +1,28 @@
+// Builds a Comparison from two samples.
+#include "compare_samples.hpp"
+
+#include "summary_stats.hpp"
+
+namespace dopant::ab {
+namespace {
+
+SideSummary summarize(const std::vector<double>& values) {
+  return SideSummary{values.size(), median(values), median_absolute_deviation(values)};
+}
+
+}  // namespace
+
+Comparison compare_samples(const std::string& variant, const std::vector<double>& base,
+                           const std::vector<double>& candidate, bool higher_is_better,
+                           const CompareSettings& settings) {
+  Comparison comparison;
+  comparison.variant = variant;
+  comparison.test = mann_whitney_u(base, candidate);
+  comparison.base = summarize(base);
+  comparison.candidate = summarize(candidate);
+  comparison.ratio = bootstrap_median_ratio(base, candidate, settings.bootstrap);
+  comparison.verdict = decide_verdict(comparison.ratio, comparison.test.p, higher_is_better, settings.rule);
+  return comparison;
+}
+
+}  // namespace dopant::ab

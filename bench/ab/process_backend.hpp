@@ -1,0 +1,32 @@
+// Runs each repetition in a fresh process: `DOPANT [--plugin-path DIR]... run FILE
+// --variant NAME --repetitions 1 --json TMP`, then reads TMP. The temporary folder lives
+// as long as the backend.
+#pragma once
+
+#include "run_backend.hpp"
+
+#include <string>
+#include <vector>
+
+namespace dopant::ab {
+
+class ProcessBackend : public RunBackend {
+ public:
+  // Throws std::runtime_error when no temporary folder can be made.
+  ProcessBackend(std::string dopant_executable, std::vector<std::string> plugin_paths, std::string config_file,
+                 double timeout_seconds);
+  ~ProcessBackend() override;
+  ProcessBackend(const ProcessBackend&) = delete;
+  ProcessBackend& operator=(const ProcessBackend&) = delete;
+
+  RunOutput run(const std::string& variant) override;
+
+ private:
+  std::string executable_;
+  std::vector<std::string> plugin_paths_;
+  std::string config_file_;
+  double timeout_seconds_;
+  std::string folder_;
+};
+
+}  // namespace dopant::ab

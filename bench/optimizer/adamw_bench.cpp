@@ -1,0 +1,178 @@
+// AdamW step throughput against memory bandwidth, measured in one run.
+//
+// Each AdamW element reads param, grad, exp_avg and exp_avg_sq and writes param, exp_avg and
+// exp_avg_sq: 28 bytes for fp32 (for bf16 with fp32 master: master 4+4, grad 2, param 2,
+// moments 16 - also 28). The probe is STREAM's triad a[i] = b[i] + s*c[i] on fp32, counted as
+// STREAM counts it (12 bytes: the write-allocate read of `a` is not counted). Both run on the
+// same element counts and thread counts; threads split [0, n) into equal contiguous pieces as
+// host->parallel_for does (sizes too small to split run on one thread only). After the
+// Google Benchmark table, a summary prints each AdamW throughput as a fraction of the
+// triad's at the same size and thread count.
+//
+//   adamw_bench [--benchmark_min_time=1] [--sizes=65536,16777216]
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "dopant/adamw/kernels.hpp"
+
+namespace {
+
+using dopant::adamw::ParamDtype;
+using dopant::adamw::Variant;
+
+constexpr double kAdamwBytesPerElement = 28.0;
+constexpr double kTriadBytesPerElement = 12.0;
+// Below this many elements per thread, starting threads would cost more than the step.
+constexpr size_t kMinElementsPerThread = size_t{1} << 19;
+
+// Runs body(begin, end) on `threads` equal pieces of [0, n), the calling thread taking the
+// first piece.
+template <typename Body>
+void split(size_t n, unsigned threads, const Body& body) {
+  std::vector<std::thread> workers;
+  for (unsigned t = 1; t < threads; ++t) {
+    workers.emplace_back([&, t] { body(n * t / threads, n * (t + 1) / threads); });
+  }
+  body(0, n / threads);
+  for (std::thread& worker : workers) worker.join();
+}
+
+void triad(benchmark::State& state, size_t n, unsigned threads) {
+  std::vector<float> a(n, 0.0f), b(n, 1.0f), c(n, 2.0f);
+  const float s = 3.0f;
+  for (auto _ : state) {
+    split(n, threads, [&](size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i) a[i] = b[i] + s * c[i];
+    });
+    benchmark::DoNotOptimize(a.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kTriadBytesPerElement * n));
+}
+
+void adamw(benchmark::State& state, Variant variant, ParamDtype dtype, size_t n,
+           unsigned threads) {
+  const size_t width = dopant::adamw::param_bytes(dtype);
+  std::vector<unsigned char> param(n * width), grad(n * width);
+  std::vector<float> master(dtype == ParamDtype::f32 ? 0 : n, 0.5f);
+  std::vector<float> exp_avg(n, 0.0f), exp_avg_sq(n, 0.0f);
+  std::vector<float> values(n);
+  for (size_t i = 0; i < n; ++i) values[i] = static_cast<float>(i % 1000) * 1e-4f - 0.05f;
+  dopant::adamw::narrow_from_float(Variant::reference, dtype, values.data(), grad.data(), n);
+  dopant::adamw::narrow_from_float(Variant::reference, dtype, values.data(), param.data(), n);
+  const dopant::adamw::TensorRefs refs{param.data(), grad.data(),
+                                       master.empty() ? nullptr : master.data(),
+                                       exp_avg.data(), exp_avg_sq.data()};
+  dopant::adamw::StepHyper hyper{.lr = 1e-3, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8,
+                                 .weight_decay = 1e-2, .step = 0};
+  for (auto _ : state) {
+    ++hyper.step;
+    const dopant::adamw::StepScalars scalars = dopant::adamw::make_step_scalars(hyper);
+    split(n, threads, [&](size_t begin, size_t end) {
+      dopant::adamw::step_range(variant, dtype, scalars, refs, begin, end);
+    });
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kAdamwBytesPerElement * n));
+}
+
+struct Key {
+  size_t n;
+  unsigned threads;
+  bool operator<(const Key& other) const {
+    return n != other.n ? n < other.n : threads < other.threads;
+  }
+};
+
+// The console table as usual, plus each run's bytes per second kept for the summary.
+class CollectingReporter : public benchmark::ConsoleReporter {
+ public:
+  CollectingReporter() : ConsoleReporter(OO_Tabular) {}
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) {
+      if (run.run_type == Run::RT_Iteration && !run.error_occurred) {
+        rates_.emplace_back(run.run_name.function_name, run.counters.at("bytes_per_second"));
+      }
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+  const std::vector<std::pair<std::string, double>>& rates() const { return rates_; }
+
+ private:
+  std::vector<std::pair<std::string, double>> rates_;
+};
+
+std::vector<size_t> parse_sizes(int& argc, char** argv) {
+  std::vector<size_t> sizes = {size_t{1} << 16, size_t{1} << 24};
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--sizes=", 8) != 0) continue;
+    sizes.clear();
+    for (char* p = argv[i] + 8; *p != '\0';) {
+      sizes.push_back(std::strtoull(p, &p, 10));
+      if (*p == ',') ++p;
+    }
+    for (int j = i; j + 1 < argc; ++j) argv[j] = argv[j + 1];
+    --argc;
+    break;
+  }
+  return sizes;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<size_t> sizes = parse_sizes(argc, argv);
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+
+  std::map<std::string, Key> keys;  // benchmark name -> size and threads
+  std::map<Key, std::string> triad_names;
+  for (size_t n : sizes) {
+    std::vector<unsigned> thread_counts = {1};
+    if (cores > 1 && n >= kMinElementsPerThread * cores) thread_counts.push_back(cores);
+    for (unsigned threads : thread_counts) {
+      const std::string suffix =
+          "/threads:" + std::to_string(threads) + "/n:" + std::to_string(n);
+      const std::string triad_name = "triad_f32" + suffix;
+      benchmark::RegisterBenchmark(triad_name.c_str(), triad, n, threads)->UseRealTime();
+      triad_names[{n, threads}] = triad_name;
+      for (Variant v : {Variant::reference, Variant::scalar, Variant::avx2, Variant::avx512}) {
+        if (!dopant::adamw::variant_supported(v)) continue;
+        for (ParamDtype dtype : {ParamDtype::f32, ParamDtype::bf16}) {
+          const std::string name = "adamw_" + std::string(dopant::adamw::variant_name(v)) +
+                                   (dtype == ParamDtype::f32 ? "_f32" : "_bf16") + suffix;
+          benchmark::RegisterBenchmark(name.c_str(), adamw, v, dtype, n, threads)
+              ->UseRealTime();
+          keys[name] = {n, threads};
+        }
+      }
+    }
+  }
+
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  CollectingReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+
+  std::map<std::string, double> rate;
+  for (const auto& [name, bytes_per_second] : reporter.rates()) rate[name] = bytes_per_second;
+  std::printf("\nAdamW step throughput as a fraction of the triad bandwidth (same run):\n");
+  std::printf("%-44s %10s %10s %8s\n", "kernel", "GB/s", "triad", "ratio");
+  for (const auto& [name, bytes_per_second] : reporter.rates()) {
+    const auto key = keys.find(name);
+    if (key == keys.end()) continue;
+    const auto triad_rate = rate.find(triad_names[key->second]);
+    if (triad_rate == rate.end()) continue;
+    std::printf("%-44s %10.2f %10.2f %8.3f\n", name.c_str(), bytes_per_second / 1e9,
+                triad_rate->second / 1e9, bytes_per_second / triad_rate->second);
+  }
+  return 0;
+}

@@ -1,0 +1,33 @@
+// dopant SDK — RouterAdapter<T>: the static dpt_router_v1 table of a C++ class.
+//
+//   class MyRouter {
+//    public:
+//     MyRouter(const dpt_host* host, const sdk::Config& config);
+//     void route(const dpt_route_args& args, dpt_stream* stream);
+//   };
+#pragma once
+
+#include <dopant/router.h>
+
+#include "instance.hpp"
+#include "structs.hpp"
+
+namespace dopant::sdk {
+
+template <typename T>
+struct RouterAdapter {
+  using Table = dpt_router_v1;
+  static constexpr const char* kind = DPT_KIND_ROUTER;
+
+  static dpt_error* route(dpt_instance* handle, const dpt_route_args* args,
+                          dpt_stream* stream) noexcept {
+    return call_instance<T>(handle, [&](T& self, const dpt_host*) {
+      self.route(read_struct(args, DPT_ROUTE_ARGS_SIZE_1_0, "route args"), stream);
+    });
+  }
+
+  static constexpr dpt_router_v1 table{DPT_ROUTER_V1_SIZE_1_0, &create_instance<T>,
+                                       &destroy_instance<T>, &route};
+};
+
+}  // namespace dopant::sdk

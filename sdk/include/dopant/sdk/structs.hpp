@@ -1,0 +1,46 @@
+// dopant SDK — reading and writing sized ABI structs. Inputs are copied into a zeroed
+// struct of this SDK's size, touching no byte beyond the caller's struct_size; outputs are
+// written only up to the struct_size the caller set.
+#pragma once
+
+#include <dopant/base.h>
+
+#include "errors.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+namespace dopant::sdk {
+
+namespace detail {
+[[noreturn]] inline void too_small(const char* what, uint32_t size, size_t min_size) {
+  fail(DPT_INVALID_ARGUMENT, std::string(what) + " has struct_size " + std::to_string(size) +
+                                 ", below the minimum " + std::to_string(min_size));
+}
+}  // namespace detail
+
+// A copy of `*in` widened to this SDK's layout (fields the caller did not have are zero).
+// Throws DPT_INVALID_ARGUMENT when `in` is NULL or smaller than `min_size`.
+template <typename Struct>
+Struct read_struct(const Struct* in, size_t min_size, const char* what) {
+  if (in == nullptr) fail(DPT_INVALID_ARGUMENT, std::string(what) + " is NULL");
+  if (in->struct_size < min_size) detail::too_small(what, in->struct_size, min_size);
+  Struct copy{};
+  std::memcpy(static_cast<void*>(&copy), in, std::min<size_t>(in->struct_size, sizeof(Struct)));
+  copy.struct_size = static_cast<uint32_t>(sizeof(Struct));
+  return copy;
+}
+
+// Writes `value` into `*out` up to the struct_size the caller put in `out`, which is kept.
+// Throws DPT_INVALID_ARGUMENT when `out` is NULL or smaller than `min_size`.
+template <typename Struct>
+void write_struct(Struct* out, const Struct& value, size_t min_size, const char* what) {
+  if (out == nullptr) fail(DPT_INVALID_ARGUMENT, std::string(what) + " is NULL");
+  const uint32_t size = out->struct_size;
+  if (size < min_size) detail::too_small(what, size, min_size);
+  std::memcpy(static_cast<void*>(out), &value, std::min<size_t>(size, sizeof(Struct)));
+  out->struct_size = size;
+}
+
+}  // namespace dopant::sdk

@@ -1,0 +1,92 @@
+// dopant SDK — DLTensor helpers: dtype constants and names, element counts and byte sizes,
+// shape comparison and text, the compact row-major check, and typed data pointers.
+#pragma once
+
+#include <dlpack/dlpack.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace dopant::sdk {
+
+inline constexpr DLDataType kFloat32{kDLFloat, 32, 1};
+inline constexpr DLDataType kFloat16{kDLFloat, 16, 1};
+inline constexpr DLDataType kBFloat16{kDLBfloat, 16, 1};
+inline constexpr DLDataType kInt32{kDLInt, 32, 1};
+inline constexpr DLDataType kInt64{kDLInt, 64, 1};
+
+constexpr bool same_dtype(DLDataType a, DLDataType b) {
+  return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
+}
+inline bool is_fp32(const DLTensor& t) { return same_dtype(t.dtype, kFloat32); }
+inline bool is_fp16(const DLTensor& t) { return same_dtype(t.dtype, kFloat16); }
+inline bool is_bf16(const DLTensor& t) { return same_dtype(t.dtype, kBFloat16); }
+
+// "fp32", "bf16", "fp16", "int32", ...; other types as "code<c>x<bits>x<lanes>".
+inline std::string dtype_name(DLDataType dtype) {
+  if (dtype.lanes == 1) {
+    switch (dtype.code) {
+      case kDLFloat: return "fp" + std::to_string(dtype.bits);
+      case kDLBfloat: return "bf" + std::to_string(dtype.bits);
+      case kDLInt: return "int" + std::to_string(dtype.bits);
+      case kDLUInt: return "uint" + std::to_string(dtype.bits);
+      default: break;
+    }
+  }
+  return "code" + std::to_string(dtype.code) + "x" + std::to_string(dtype.bits) + "x" +
+         std::to_string(dtype.lanes);
+}
+
+// Product of the shape (1 for a scalar).
+inline int64_t element_count(const DLTensor& t) {
+  int64_t count = 1;
+  for (int i = 0; i < t.ndim; ++i) count *= t.shape[i];
+  return count;
+}
+
+constexpr size_t element_bytes(DLDataType dtype) {
+  return (static_cast<size_t>(dtype.bits) * dtype.lanes + 7) / 8;
+}
+
+inline uint64_t byte_size(const DLTensor& t) {
+  return static_cast<uint64_t>(element_count(t)) * element_bytes(t.dtype);
+}
+
+inline bool same_shape(const DLTensor& a, const DLTensor& b) {
+  if (a.ndim != b.ndim) return false;
+  for (int i = 0; i < a.ndim; ++i) {
+    if (a.shape[i] != b.shape[i]) return false;
+  }
+  return true;
+}
+
+// "[3, 4]".
+inline std::string shape_string(const DLTensor& t) {
+  std::string text = "[";
+  for (int i = 0; i < t.ndim; ++i) {
+    if (i > 0) text += ", ";
+    text += std::to_string(t.shape[i]);
+  }
+  return text + "]";
+}
+
+// True when the elements lie packed in row-major order (NULL strides count as compact;
+// strides of dimensions of extent 1 are ignored).
+inline bool is_contiguous(const DLTensor& t) {
+  if (t.strides == nullptr) return true;
+  int64_t expected = 1;
+  for (int i = t.ndim - 1; i >= 0; --i) {
+    if (t.shape[i] != 1 && t.strides[i] != expected) return false;
+    expected *= t.shape[i];
+  }
+  return true;
+}
+
+// First element, byte_offset applied.
+template <typename T>
+T* data_as(const DLTensor& t) {
+  return reinterpret_cast<T*>(static_cast<char*>(t.data) + t.byte_offset);
+}
+
+}  // namespace dopant::sdk

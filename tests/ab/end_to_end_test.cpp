@@ -1,0 +1,138 @@
+// End to end with the real dopant binary and the c-sgd example plugin: an A/B of SGD
+// without and with momentum on optimizer-step, through dopant::ab::command_ab in process and
+// in fresh `dopant run` processes, and through `dopant ab` on the command line. Each
+// checks that the JSON holds every metric of the workload, the samples and the order of
+// runs, and that the SVG is well-formed.
+#include "ab_command.hpp"
+#include "json_value.hpp"
+#include "xml_well_formed.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+namespace dopant::ab {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* const kRunFile = R"([run]
+workload = "optimizer-step"
+repetitions = 1
+
+[device]
+kind = "cpu"
+
+[workload]
+params = 20000
+tensors = 2
+dtype = "fp32"
+steps = 2
+seed = 3
+
+[optimizer]
+plugin = "c-sgd"
+lr = 0.01
+momentum = 0.0
+
+[variants.momentum.optimizer]
+plugin = "c-sgd"
+lr = 0.01
+momentum = 0.9
+)";
+
+std::string read_text(const fs::path& path) {
+  std::ifstream file(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+}
+
+class AbEndToEnd : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    folder_ = fs::path(::testing::TempDir()) / ("dopant-ab-e2e-" + std::to_string(getpid()));
+    fs::remove_all(folder_);
+    fs::create_directories(folder_);
+    config_ = (folder_ / "sgd-momentum.toml").string();
+    std::ofstream(config_) << kRunFile;
+  }
+  void TearDown() override { fs::remove_all(folder_); }
+
+  void check_outputs(size_t repetitions, size_t warmups) {
+    const JsonValue json = parse_json(read_text(folder_ / "out.json"));
+    EXPECT_EQ(json.at("workload").string(), "optimizer-step");
+    ASSERT_EQ(json.at("variants").array().size(), 2u);
+    EXPECT_EQ(json.at("variants").array()[1].string(), "momentum");
+    EXPECT_EQ(json.at("order").array().size(), 2 * (repetitions + warmups));
+    std::vector<std::string> names;
+    for (const JsonValue& metric : json.at("metrics").array()) {
+      names.push_back(metric.at("name").string());
+      ASSERT_EQ(metric.at("comparisons").array().size(), 1u) << names.back();
+      EXPECT_EQ(metric.at("comparisons").array()[0].at("candidate").at("n").number(), repetitions);
+      EXPECT_EQ(json.at("samples").at("momentum").at(names.back()).array().size(), repetitions);
+    }
+    for (const char* metric : {"step_time", "peak_device_bytes", "params_per_second"}) {
+      EXPECT_NE(std::find(names.begin(), names.end(), metric), names.end()) << metric;
+    }
+    const std::string svg = read_text(folder_ / "out.svg");
+    EXPECT_EQ(testing::xml_problem(svg), "");
+    for (const std::string& name : names) EXPECT_NE(svg.find(name), std::string::npos) << name;
+  }
+
+  std::vector<std::string> arguments(const std::string& repetitions) const {
+    return {config_,  "--repetitions", repetitions, "--warmup", "1", "--json", (folder_ / "out.json").string(),
+            "--svg", (folder_ / "out.svg").string()};
+  }
+
+  fs::path folder_;
+  std::string config_;
+};
+
+TEST_F(AbEndToEnd, InProcess) {
+  std::vector<std::string> args = arguments("3");
+  args.push_back("--in-process");
+  EXPECT_EQ(command_ab(args, "", {DOPANT_PLUGIN_BUILD_DIR}), 0);
+  check_outputs(3, 1);
+}
+
+TEST_F(AbEndToEnd, FreshProcesses) {
+  EXPECT_EQ(command_ab(arguments("3"), DOPANT_CLI, {DOPANT_PLUGIN_BUILD_DIR}), 0);
+  check_outputs(3, 1);
+}
+
+TEST_F(AbEndToEnd, NoOutputsWhenARunFails) {
+  std::ofstream(config_, std::ios::app) << "\n[variants.broken.workload]\noutput = \""
+                                        << (folder_ / "no-such-folder" / "params.bin").string() << "\"\n";
+  for (const bool in_process : {true, false}) {
+    std::vector<std::string> args = arguments("2");
+    if (in_process) args.push_back("--in-process");
+    try {
+      command_ab(args, DOPANT_CLI, {DOPANT_PLUGIN_BUILD_DIR});
+      ADD_FAILURE() << "the broken variant did not fail";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("(broken, warm-up 1) failed"), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(fs::exists(folder_ / "out.json"));
+    EXPECT_FALSE(fs::exists(folder_ / "out.svg"));
+  }
+}
+
+TEST_F(AbEndToEnd, CommandLine) {
+  const fs::path log = folder_ / "cli.log";
+  const std::string command = std::string("'") + DOPANT_CLI + "' --plugin-path '" + DOPANT_PLUGIN_BUILD_DIR +
+                              "' ab '" + config_ + "' --repetitions 3 --json '" + (folder_ / "out.json").string() +
+                              "' --svg '" + (folder_ / "out.svg").string() + "' > '" + log.string() + "' 2>&1";
+  const int status = std::system(command.c_str());
+  const std::string printed = read_text(log);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << command << "\n" << printed;
+  EXPECT_NE(printed.find("step_time"), std::string::npos) << printed;
+  EXPECT_EQ(printed.find("\r"), std::string::npos) << "progress line printed to a non-terminal";
+  check_outputs(3, 1);
+}
+
+}  // namespace
+}  // namespace dopant::ab

@@ -1,0 +1,108 @@
+// The fresh-process backend against a fake dopant binary: the arguments it passes, one
+// process per run in the interleaved order, and clear failures for a non-zero exit, a
+// crash, unreadable output and a run past --timeout (killed promptly).
+#include "ab_session.hpp"
+#include "process_backend.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+namespace dopant::ab {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ProcessBackendTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    folder_ = fs::path(::testing::TempDir()) / ("dopant-ab-process-" + std::to_string(getpid()));
+    fs::remove_all(folder_);
+    fs::create_directories(folder_);
+    config_ = (folder_ / "run.toml").string();
+    std::ofstream(config_) << "# not read by the fake\n";
+  }
+  void TearDown() override { fs::remove_all(folder_); }
+
+  std::string failure_of(const std::string& variant, double timeout = 0) {
+    ProcessBackend backend(DOPANT_FAKE_CLI, {}, config_, timeout);
+    try {
+      backend.run(variant);
+    } catch (const std::runtime_error& e) {
+      return e.what();
+    }
+    return "";
+  }
+
+  fs::path folder_;
+  std::string config_;
+};
+
+TEST_F(ProcessBackendTest, PassesArgumentsAndReadsTheResult) {
+  ProcessBackend backend(DOPANT_FAKE_CLI, {"/plugins/one", "/plugins/two"}, config_, 10);
+  const RunOutput output = backend.run("lion");
+  const std::string expected =
+      "--plugin-path /plugins/one --plugin-path /plugins/two run " + config_ + " --variant lion --repetitions 1 --json ";
+  EXPECT_EQ(output.workload.rfind(expected, 0), 0u) << output.workload;
+  ASSERT_EQ(output.metrics.size(), 1u);
+  EXPECT_EQ(output.metrics[0].info.name, "value");
+  EXPECT_EQ(output.metrics[0].info.unit, "s");
+  EXPECT_FALSE(output.metrics[0].info.higher_is_better);
+  EXPECT_EQ(output.metrics[0].value, 0.0);
+  EXPECT_EQ(backend.run("lion").metrics[0].value, 1.0);  // a second process, counter advanced
+}
+
+TEST_F(ProcessBackendTest, SessionRunsOneProcessPerRunInScheduleOrder) {
+  ProcessBackend backend(DOPANT_FAKE_CLI, {}, config_, 10);
+  AbSettings settings;
+  settings.repetitions = 3;
+  settings.warmups = 1;
+  ProgressLine quiet(false);
+  const AbSamples samples = collect_samples(backend, config_, {"base", "other"}, settings, quiet);
+  ASSERT_EQ(samples.runs.size(), 8u);
+  EXPECT_TRUE(samples.runs[0].warmup);
+  // Counter values in execution order: A0 B1 | B2 A3 A4 B5 B6 A7 (warm-ups dropped).
+  EXPECT_EQ(samples.values.at("base").at("value"), (std::vector<double>{3, 4, 7}));
+  EXPECT_EQ(samples.values.at("other").at("value"), (std::vector<double>{2, 5, 6}));
+  EXPECT_EQ(samples.runs[2].variant, "other");
+  EXPECT_EQ(samples.runs[3].variant, "base");
+}
+
+TEST_F(ProcessBackendTest, ReportsExitStatusAndStderr) {
+  const std::string failure = failure_of("fail");
+  EXPECT_NE(failure.find("exited with status 3"), std::string::npos) << failure;
+  EXPECT_NE(failure.find("boom in variant fail"), std::string::npos) << failure;
+}
+
+TEST_F(ProcessBackendTest, ReportsCrashAndGarbledOutput) {
+  EXPECT_NE(failure_of("crash").find("killed by signal"), std::string::npos) << failure_of("crash");
+  EXPECT_NE(failure_of("garbled").find("reading the output of `dopant run`"), std::string::npos);
+}
+
+TEST_F(ProcessBackendTest, KillsRunPastTimeout) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::string failure = failure_of("hang", 0.5);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_NE(failure.find("timed out after 0.5 s and was killed"), std::string::npos) << failure;
+  EXPECT_LT(seconds, 10.0);
+}
+
+TEST_F(ProcessBackendTest, SessionFailureNamesTheRun) {
+  ProcessBackend backend(DOPANT_FAKE_CLI, {}, config_, 10);
+  AbSettings settings;
+  settings.repetitions = 2;
+  settings.warmups = 0;
+  ProgressLine quiet(false);
+  try {
+    collect_samples(backend, config_, {"base", "fail"}, settings, quiet);
+    FAIL() << "expected a failure";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("run 2/4 (fail, repetition 1) failed"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace dopant::ab

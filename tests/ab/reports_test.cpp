@@ -1,0 +1,178 @@
+// The reports of a synthetic A/B result: JSON parses and holds every metric, the samples in
+// run order and the order of runs; CSV and Markdown have a row per comparison; the table
+// names every metric; the SVG is well-formed XML (own checker, and xmllint when installed)
+// with one panel per metric and one point per sample. Output files are all-or-nothing.
+#include "ab_session.hpp"
+#include "atomic_files.hpp"
+#include "json_value.hpp"
+#include "reports.hpp"
+#include "xml_well_formed.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace dopant::ab {
+namespace {
+
+namespace fs = std::filesystem;
+
+size_t count_of(const std::string& text, const std::string& needle) {
+  size_t count = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++count;
+  return count;
+}
+
+AbResult synthetic_result() {
+  AbResult result;
+  result.settings.repetitions = 4;
+  AbSamples& s = result.samples;
+  s.config_file = "runs/a&b <test>.toml";
+  s.workload = "optimizer-step";
+  s.variants = {"base", "fast", "slow"};
+  s.metrics = {{"step_time", "s", false}, {"params_per_second", "params/s", true}, {"peak <bytes>", "B", false}};
+  const std::vector<std::string> order = {"base", "fast", "slow", "slow", "fast", "base",
+                                          "base", "fast", "slow", "slow", "fast", "base"};
+  for (size_t i = 0; i < order.size(); ++i) s.runs.push_back(RunRecord{order[i], false, i / 3});
+  s.values["base"] = {{"step_time", {1.00, 1.02, 0.99, 1.01}}, {"params_per_second", {100, 98, 101, 99}},
+                      {"peak <bytes>", {4096, 4096, 4096, 4096}}};
+  s.values["fast"] = {{"step_time", {0.80, 0.81, 0.79, 0.82}}, {"params_per_second", {125, 123, 127, 122}},
+                      {"peak <bytes>", {4096, 4096, 4096, 4096}}};
+  s.values["slow"] = {{"step_time", {1.30, 1.28, 1.33, 1.31}}, {"params_per_second", {77, 78, 75, 76}}};
+  result.metrics = compare_all(s, result.settings.compare);
+  return result;
+}
+
+TEST(Reports, ComparisonsCoverEveryPairWithValues) {
+  const AbResult result = synthetic_result();
+  ASSERT_EQ(result.metrics.size(), 3u);
+  EXPECT_EQ(result.metrics[0].comparisons.size(), 2u);
+  EXPECT_EQ(result.metrics[2].comparisons.size(), 1u);  // "slow" has no peak value
+  EXPECT_EQ(result.metrics[0].comparisons[0].verdict, Verdict::improved);
+  EXPECT_EQ(result.metrics[0].comparisons[1].verdict, Verdict::regressed);
+  EXPECT_EQ(result.metrics[1].comparisons[0].verdict, Verdict::improved);
+  EXPECT_EQ(result.metrics[2].comparisons[0].verdict, Verdict::no_change);
+}
+
+TEST(Reports, JsonHoldsMetricsSamplesAndOrder) {
+  const AbResult result = synthetic_result();
+  const JsonValue json = parse_json(render_json(result));
+  EXPECT_EQ(json.at("config").string(), result.samples.config_file);
+  EXPECT_EQ(json.at("workload").string(), "optimizer-step");
+  EXPECT_EQ(json.at("settings").at("repetitions").number(), 4);
+  EXPECT_EQ(json.at("settings").at("resamples").number(), 10000);
+  ASSERT_EQ(json.at("variants").array().size(), 3u);
+  const auto& order = json.at("order").array();
+  ASSERT_EQ(order.size(), result.samples.runs.size());
+  EXPECT_EQ(order[1].at("variant").string(), "fast");
+  EXPECT_FALSE(order[1].at("warmup").boolean());
+  const auto& fast = json.at("samples").at("fast").at("step_time").array();
+  ASSERT_EQ(fast.size(), 4u);
+  EXPECT_EQ(fast[3].number(), 0.82);
+  EXPECT_FALSE(json.at("samples").at("slow").has("peak <bytes>"));
+  const auto& metrics = json.at("metrics").array();
+  ASSERT_EQ(metrics.size(), 3u);
+  for (size_t m = 0; m < metrics.size(); ++m) {
+    EXPECT_EQ(metrics[m].at("name").string(), result.samples.metrics[m].name);
+    for (const JsonValue& c : metrics[m].at("comparisons").array()) {
+      EXPECT_EQ(c.at("ci").array().size(), 2u);
+      EXPECT_LE(c.at("ci").array()[0].number(), c.at("ci").array()[1].number());
+      const std::string verdict = c.at("verdict").string();
+      EXPECT_TRUE(verdict == "improved" || verdict == "regressed" || verdict == "no change") << verdict;
+      EXPECT_GE(c.at("mann_whitney").at("p").number(), 0.0);
+      EXPECT_EQ(c.at("base").at("n").number(), 4);
+    }
+  }
+  EXPECT_EQ(metrics[1].at("better").string(), "higher");
+}
+
+TEST(Reports, CsvMarkdownAndTableHaveARowPerComparison) {
+  const AbResult result = synthetic_result();
+  const std::string csv = render_csv(result);
+  std::istringstream lines(csv);
+  std::string line;
+  size_t rows = 0;
+  while (std::getline(lines, line)) {
+    EXPECT_EQ(std::count(line.begin(), line.end(), ','), 16) << line;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 1u + 5u);
+  EXPECT_NE(csv.find("step_time,s,lower,fast,4,4,"), std::string::npos) << csv;
+
+  const std::string markdown = render_markdown(result);
+  EXPECT_EQ(count_of(markdown, "\n| "), 2u + 5u) << markdown;
+  EXPECT_NE(markdown.find("| --- |"), std::string::npos);
+
+  const std::string table = render_table(result);
+  for (const MetricInfo& metric : result.samples.metrics) EXPECT_NE(table.find(metric.name), std::string::npos);
+  EXPECT_EQ(count_of(table, "improved"), 2u) << table;
+  EXPECT_EQ(count_of(table, "regressed"), 2u) << table;
+}
+
+TEST(Reports, SvgIsWellFormedWithAPanelPerMetric) {
+  const AbResult result = synthetic_result();
+  const std::string svg = render_svg(result);
+  EXPECT_EQ(testing::xml_problem(svg), "");
+  EXPECT_EQ(count_of(svg, "<g>"), result.metrics.size());
+  EXPECT_EQ(count_of(svg, "<circle "), 12u + 12u + 8u);
+  EXPECT_NE(svg.find("peak &lt;bytes&gt;"), std::string::npos);
+  EXPECT_NE(svg.find("step_time"), std::string::npos);
+  EXPECT_EQ(svg.find("<script"), std::string::npos);
+  EXPECT_EQ(svg.find("href"), std::string::npos);
+}
+
+TEST(Reports, XmlCheckerRejectsBrokenDocuments) {
+  EXPECT_NE(testing::xml_problem("<a><b></a>"), "");
+  EXPECT_NE(testing::xml_problem("<a x=1/>"), "");
+  EXPECT_NE(testing::xml_problem("<a>&nbsp;</a>"), "");
+  EXPECT_NE(testing::xml_problem("<a/><b/>"), "");
+  EXPECT_NE(testing::xml_problem("<a>"), "");
+  EXPECT_EQ(testing::xml_problem("<?xml version=\"1.0\"?>\n<a k='v'>x &amp; y<b/></a>\n"), "");
+}
+
+TEST(Reports, SvgPassesXmllint) {
+  const std::string xmllint = DOPANT_XMLLINT;
+  if (xmllint.empty()) GTEST_SKIP() << "xmllint not installed (Debian package libxml2-utils)";
+  const fs::path file = fs::path(::testing::TempDir()) / ("dopant-ab-" + std::to_string(getpid()) + ".svg");
+  std::ofstream(file) << render_svg(synthetic_result());
+  const int status = std::system(("'" + xmllint + "' --noout '" + file.string() + "'").c_str());
+  fs::remove(file);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+TEST(AtomicFiles, AllOrNothing) {
+  const fs::path folder = fs::path(::testing::TempDir()) / ("dopant-ab-atomic-" + std::to_string(getpid()));
+  fs::remove_all(folder);
+  fs::create_directories(folder);
+  const std::string good = (folder / "out.json").string();
+  EXPECT_THROW(write_files_atomically({{good, "{}"}, {(folder / "missing" / "out.svg").string(), "<svg/>"}}),
+               std::runtime_error);
+  EXPECT_TRUE(fs::is_empty(folder)) << "a partial output or temporary file was left";
+  write_files_atomically({{good, "{}"}, {(folder / "out.csv").string(), "a\n"}});
+  std::ifstream in(good);
+  std::string content;
+  std::getline(in, content);
+  EXPECT_EQ(content, "{}");
+  EXPECT_EQ(std::distance(fs::directory_iterator(folder), fs::directory_iterator()), 2);
+  fs::remove_all(folder);
+}
+
+TEST(JsonValue, ParsesAndRejects) {
+  const JsonValue value = parse_json(R"({"a": [1, -2.5e3, true, null], "s": "q\"\u00e9\n"})");
+  EXPECT_EQ(value.at("a").array()[1].number(), -2500.0);
+  EXPECT_TRUE(value.at("a").array()[3].is(JsonValue::Type::null));
+  EXPECT_EQ(value.at("s").string(), "q\"\xc3\xa9\n");
+  EXPECT_THROW(parse_json("{\"a\": }"), std::runtime_error);
+  EXPECT_THROW(parse_json("[1, 2"), std::runtime_error);
+  EXPECT_THROW(parse_json("{} x"), std::runtime_error);
+  EXPECT_THROW(value.at("missing"), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace dopant::ab

@@ -1,0 +1,111 @@
+// The CUDA multi-tensor kernel against the CPU reference: every element bit-identical (NaN
+// payloads aside: the device makes canonical NaNs), for fp32/bf16/f16, with enough tensors
+// and chunks to need several launches and to split one tensor across launches. Skips when
+// cudaGetDeviceCount finds no device.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "adamw_test_tensors.hpp"
+#include "dopant/adamw/cuda_step.hpp"
+
+namespace dopant::adamw::testing {
+namespace {
+
+void check(cudaError_t status) { ASSERT_EQ(status, cudaSuccess) << cudaGetErrorString(status); }
+
+// One device copy of a TestTensor's buffers.
+class DeviceTensorCopy {
+ public:
+  explicit DeviceTensorCopy(const TestTensor& host) : numel_(host.numel) {
+    param_ = upload(host.param.data(), host.param.size());
+    grad_ = upload(host.grad.data(), host.grad.size());
+    if (!host.master.empty()) master_ = upload(host.master.data(), host.master.size() * 4);
+    exp_avg_ = upload(host.exp_avg.data(), numel_ * 4);
+    exp_avg_sq_ = upload(host.exp_avg_sq.data(), numel_ * 4);
+  }
+  DeviceTensorCopy(const DeviceTensorCopy&) = delete;
+  DeviceTensorCopy& operator=(const DeviceTensorCopy&) = delete;
+  ~DeviceTensorCopy() {
+    for (void* p : {param_, grad_, master_, exp_avg_, exp_avg_sq_}) cudaFree(p);
+  }
+
+  cuda::DeviceTensor device() const {
+    return {{param_, grad_, static_cast<float*>(master_), static_cast<float*>(exp_avg_),
+             static_cast<float*>(exp_avg_sq_)},
+            numel_};
+  }
+  void download(TestTensor& host) const {
+    check(cudaMemcpy(host.param.data(), param_, host.param.size(), cudaMemcpyDeviceToHost));
+    if (master_ != nullptr) {
+      check(cudaMemcpy(host.master.data(), master_, numel_ * 4, cudaMemcpyDeviceToHost));
+    }
+    check(cudaMemcpy(host.exp_avg.data(), exp_avg_, numel_ * 4, cudaMemcpyDeviceToHost));
+    check(cudaMemcpy(host.exp_avg_sq.data(), exp_avg_sq_, numel_ * 4, cudaMemcpyDeviceToHost));
+  }
+
+ private:
+  static void* upload(const void* src, size_t bytes) {
+    void* dst = nullptr;
+    check(cudaMalloc(&dst, bytes));
+    check(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+    return dst;
+  }
+  size_t numel_;
+  void* param_ = nullptr;
+  void* grad_ = nullptr;
+  void* master_ = nullptr;
+  void* exp_avg_ = nullptr;
+  void* exp_avg_sq_ = nullptr;
+};
+
+// Awkward lengths, more tensors than one launch takes, and one tensor longer than a launch.
+std::vector<size_t> tensor_lengths() {
+  std::vector<size_t> lengths = {1, 7, 1023, 65537, 3 * cuda::kChunkElements + 5};
+  lengths.insert(lengths.end(), cuda::kMaxTensorsPerLaunch + 6, 100);
+  lengths.push_back((cuda::kMaxChunksPerLaunch + 3) * cuda::kChunkElements - 11);
+  return lengths;
+}
+
+class CudaStepTest : public ::testing::TestWithParam<ParamDtype> {};
+
+TEST_P(CudaStepTest, MatchesTheReference) {
+  if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device (cudaGetDeviceCount found none)";
+  const ParamDtype type = GetParam();
+  std::vector<TestTensor> expected;
+  for (size_t length : tensor_lengths()) {
+    expected.push_back(random_tensor(type, length, expected.size()));
+  }
+  std::vector<TestTensor> actual = expected;
+  std::vector<std::unique_ptr<DeviceTensorCopy>> copies;
+  std::vector<cuda::DeviceTensor> device;
+  for (const TestTensor& t : actual) {
+    copies.push_back(std::make_unique<DeviceTensorCopy>(t));
+    device.push_back(copies.back()->device());
+  }
+  for (StepHyper hyper : test_hypers()) {
+    for (int repeat = 0; repeat < 2; ++repeat, ++hyper.step) {
+      const StepScalars scalars = make_step_scalars(hyper);
+      for (TestTensor& t : expected) {
+        step_range(Variant::reference, type, scalars, t.refs(), 0, t.numel);
+      }
+      cuda::launch_step(type, scalars, device.data(), device.size(), nullptr);
+    }
+  }
+  check(cudaDeviceSynchronize());
+  for (size_t t = 0; t < actual.size(); ++t) {
+    copies[t]->download(actual[t]);
+    ASSERT_TRUE(same_bits_but_nan_payloads(expected[t], actual[t]))
+        << "tensor " << t << " of " << actual[t].numel << " elements";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(ParamDtypes, CudaStepTest,
+                         ::testing::Values(ParamDtype::f32, ParamDtype::bf16, ParamDtype::f16),
+                         [](const auto& info) { return std::string(dtype_name(info.param)); });
+
+}  // namespace
+}  // namespace dopant::adamw::testing

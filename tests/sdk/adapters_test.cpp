@@ -1,0 +1,223 @@
+// The kind adapters: table sizes and optional slots, NULL-safe destroy, exceptions from the
+// user class returned as errors, input structs checked and widened, output structs written
+// only up to the caller's size, and descriptors/library records filled from the headers.
+#include <dopant/sdk/sdk.hpp>
+
+#include "test_runtime.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+namespace sdk = dopant::sdk;
+
+namespace {
+
+// Counts steps; fails on demand; reports memory.
+class CountingOptimizer {
+ public:
+  CountingOptimizer(const dpt_host*, const sdk::Config&) {}
+  void add_param_group(const dpt_param_group& group) {
+    if (group.tensor_count > 0) throw sdk::Error(DPT_UNIMPLEMENTED, "no tensors, please");
+  }
+  void step(const dpt_step_args& args, dpt_stream*) { steps += args.lr_scale; }
+  void export_state(const sdk::StateVisitor&) const { throw std::runtime_error("export broke"); }
+  void import_state(const char*, const char*, const DLTensor&) {}
+  dpt_optimizer_memory memory() const { return {DPT_OPTIMIZER_MEMORY_SIZE_1_0, 11, 22, 33}; }
+  double steps = 0;
+};
+
+// The same without `memory`.
+class PlainOptimizer {
+ public:
+  PlainOptimizer(const dpt_host*, const sdk::Config&) {}
+  void add_param_group(const dpt_param_group&) {}
+  void step(const dpt_step_args&, dpt_stream*) {}
+  void export_state(const sdk::StateVisitor&) const {}
+  void import_state(const char*, const char*, const DLTensor&) {}
+};
+
+class FailingConstructor {
+ public:
+  FailingConstructor(const dpt_host*, const sdk::Config&) {
+    throw sdk::Error(DPT_UNAVAILABLE, "no device today");
+  }
+  void route(const dpt_route_args&, dpt_stream*) {}
+};
+
+class NoConvertCheckpoint {
+ public:
+  NoConvertCheckpoint(const dpt_host*, const sdk::Config&) {}
+  void write(const char*, uint32_t, const char* const*, const DLTensor*) {}
+  void read(const char*, const sdk::TensorVisitor&) {}
+};
+
+class NoopSandbox {
+ public:
+  NoopSandbox(const dpt_host*, const sdk::Config&) {}
+  dpt_sandbox_result execute(const dpt_sandbox_request&) { return {}; }
+  void release_result(const dpt_sandbox_result&) {}
+};
+
+class NoopParallel {
+ public:
+  NoopParallel(const dpt_host*, const sdk::Config&) {}
+  void setup(const dpt_parallel_topology&) {}
+  dpt_dispatch_result dispatch(const DLTensor&, const DLTensor&, dpt_stream*) { return {}; }
+  void combine(const DLTensor&, const DLTensor&, DLTensor&, dpt_stream*) {}
+};
+
+using Counting = sdk::OptimizerAdapter<CountingOptimizer>;
+using Plain = sdk::OptimizerAdapter<PlainOptimizer>;
+
+TEST(SdkAdapters, TablesCarryTheirCurrentSize) {
+  EXPECT_EQ(Counting::table.struct_size, DPT_OPTIMIZER_V1_SIZE_1_1);
+  EXPECT_EQ(sdk::RouterAdapter<FailingConstructor>::table.struct_size, DPT_ROUTER_V1_SIZE_1_0);
+  EXPECT_EQ(sdk::ParallelAdapter<NoopParallel>::table.struct_size, DPT_PARALLEL_V1_SIZE_1_0);
+  EXPECT_EQ(sdk::SandboxAdapter<NoopSandbox>::table.struct_size, DPT_SANDBOX_V1_SIZE_1_0);
+  EXPECT_EQ(sdk::CheckpointAdapter<NoConvertCheckpoint>::table.struct_size,
+            DPT_CHECKPOINT_V1_SIZE_1_0);
+}
+
+TEST(SdkAdapters, OptionalSlotsAreNullWhenTheClassLacksThem) {
+  EXPECT_NE(Counting::table.memory, nullptr);
+  EXPECT_EQ(Plain::table.memory, nullptr);
+  EXPECT_EQ(sdk::CheckpointAdapter<NoConvertCheckpoint>::table.convert, nullptr);
+}
+
+TEST(SdkAdapters, DestroyAcceptsNull) {
+  Counting::table.destroy(nullptr);
+  sdk::RouterAdapter<FailingConstructor>::table.destroy(nullptr);
+  sdk::ParallelAdapter<NoopParallel>::table.destroy(nullptr);
+  sdk::SandboxAdapter<NoopSandbox>::table.destroy(nullptr);
+  sdk::CheckpointAdapter<NoConvertCheckpoint>::table.destroy(nullptr);
+}
+
+TEST(SdkAdapters, SlotsReachTheObjectAndReturnItsErrors) {
+  TestRuntime runtime;
+  const dpt_host* host = runtime.host();
+  dpt_instance* handle = nullptr;
+  ASSERT_EQ(take_error(host, Counting::table.create(host, nullptr, &handle)).message, "");
+  ASSERT_NE(handle, nullptr);
+
+  const dpt_step_args args{DPT_STEP_ARGS_SIZE_1_0, nullptr, 2.5, 1.0};
+  EXPECT_EQ(Counting::table.step(handle, &args, nullptr), nullptr);
+  EXPECT_EQ(sdk::instance_of<CountingOptimizer>(handle)->object.steps, 2.5);
+
+  const char* names[] = {"w"};
+  const dpt_param_group group{DPT_PARAM_GROUP_SIZE_1_0, nullptr, "g", 0, 0, 0, 0, 0, 1, names,
+                              nullptr, nullptr};
+  const TakenError refused = take_error(host, Counting::table.add_param_group(handle, &group));
+  EXPECT_EQ(refused.code, DPT_UNIMPLEMENTED);
+  EXPECT_EQ(refused.message, "no tensors, please");
+
+  const auto visitor = [](void*, const char*, const char*, const DLTensor*) -> dpt_error* {
+    return nullptr;
+  };
+  const TakenError broke = take_error(host, Counting::table.export_state(handle, visitor, nullptr));
+  EXPECT_EQ(broke.code, DPT_INTERNAL);
+  EXPECT_EQ(broke.message, "export broke");
+  Counting::table.destroy(handle);
+}
+
+TEST(SdkAdapters, ConstructorExceptionsFailCreateAndLeaveNoInstance) {
+  TestRuntime runtime;
+  const dpt_host* host = runtime.host();
+  auto* handle = reinterpret_cast<dpt_instance*>(&runtime);  // must be reset
+  const TakenError e =
+      take_error(host, sdk::RouterAdapter<FailingConstructor>::table.create(host, nullptr, &handle));
+  EXPECT_EQ(e.code, DPT_UNAVAILABLE);
+  EXPECT_EQ(e.message, "no device today");
+  EXPECT_EQ(handle, nullptr);
+}
+
+TEST(SdkAdapters, InputStructsAreCheckedForNullAndSize) {
+  TestRuntime runtime;
+  const dpt_host* host = runtime.host();
+  dpt_instance* handle = nullptr;
+  ASSERT_EQ(take_error(host, Counting::table.create(host, nullptr, &handle)).message, "");
+  EXPECT_EQ(take_error(host, Counting::table.step(handle, nullptr, nullptr)).code,
+            DPT_INVALID_ARGUMENT);
+  const dpt_step_args too_small{8, nullptr, 1.0, 1.0};
+  EXPECT_EQ(take_error(host, Counting::table.step(handle, &too_small, nullptr)).code,
+            DPT_INVALID_ARGUMENT);
+  Counting::table.destroy(handle);
+}
+
+TEST(SdkAdapters, OutputStructsAreFilledAndTooSmallOnesRefused) {
+  TestRuntime runtime;
+  const dpt_host* host = runtime.host();
+  dpt_instance* handle = nullptr;
+  ASSERT_EQ(take_error(host, Counting::table.create(host, nullptr, &handle)).message, "");
+  dpt_optimizer_memory full{DPT_OPTIMIZER_MEMORY_SIZE_1_0, 0, 0, 0};
+  ASSERT_EQ(Counting::table.memory(handle, &full), nullptr);
+  EXPECT_EQ(full.device_state_bytes, 11u);
+  EXPECT_EQ(full.host_state_bytes, 22u);
+  EXPECT_EQ(full.device_staging_bytes, 33u);
+  dpt_optimizer_memory too_small{8, 0, 0, 0};
+  EXPECT_EQ(take_error(host, Counting::table.memory(handle, &too_small)).code,
+            DPT_INVALID_ARGUMENT);
+  EXPECT_EQ(too_small.device_state_bytes, 0u);
+  Counting::table.destroy(handle);
+}
+
+// A caller built before a field existed gives a smaller struct_size: the writer stops there
+// and the reader sees zero for the fields the caller did not have.
+TEST(SdkAdapters, StructsAreTouchedOnlyUpToTheCallersSize) {
+  constexpr size_t two_fields = DPT_STRUCT_SIZE(dpt_optimizer_memory, host_state_bytes);
+  dpt_optimizer_memory older{static_cast<uint32_t>(two_fields), 0, 0, 777};
+  sdk::write_struct(&older, dpt_optimizer_memory{DPT_OPTIMIZER_MEMORY_SIZE_1_0, 11, 22, 33},
+                    two_fields, "memory");
+  EXPECT_EQ(older.struct_size, two_fields);
+  EXPECT_EQ(older.host_state_bytes, 22u);
+  EXPECT_EQ(older.device_staging_bytes, 777u);
+
+  const dpt_optimizer_memory read = sdk::read_struct(&older, two_fields, "memory");
+  EXPECT_EQ(read.struct_size, sizeof(dpt_optimizer_memory));
+  EXPECT_EQ(read.device_state_bytes, 11u);
+  EXPECT_EQ(read.device_staging_bytes, 0u);
+}
+
+constexpr dpt_param_decl kParams[] = {sdk::float_param("lr", "0.1", "learning rate")};
+constexpr dpt_plugin_descriptor kCounting =
+    sdk::describe<Counting>("counting", "1.2.3", "counts steps", sdk::param_list<kParams>);
+constexpr dpt_plugin_descriptor kPlain = sdk::describe<Plain>("plain", "0.0.1", "does nothing");
+
+TEST(SdkAdapters, DescriptorFindsItsKindTableAndNothingElse) {
+  EXPECT_EQ(kCounting.struct_size, DPT_PLUGIN_DESCRIPTOR_SIZE_1_0);
+  EXPECT_STREQ(kCounting.kind, DPT_KIND_OPTIMIZER);
+  EXPECT_STREQ(kCounting.version, "1.2.3");
+  EXPECT_EQ(kCounting.param_count, 1u);
+  EXPECT_EQ(kCounting.params[0], &kParams[0]);
+  EXPECT_EQ(kCounting.get_extension(DPT_KIND_OPTIMIZER), &Counting::table);
+  EXPECT_EQ(kCounting.get_extension(DPT_KIND_ROUTER), nullptr);
+  EXPECT_EQ(kCounting.get_extension(nullptr), nullptr);
+  EXPECT_EQ(kPlain.param_count, 0u);
+  EXPECT_EQ(kPlain.params, nullptr);
+}
+
+const void* replay_extension(const char* id) {
+  static const int marker = 0;
+  return std::strcmp(id, "dopant.test.replay/1") == 0 ? &marker : nullptr;
+}
+
+TEST(SdkAdapters, ExtraLookupAnswersOtherCapabilities) {
+  constexpr dpt_plugin_descriptor with_extra =
+      sdk::describe<Plain, &replay_extension>("plain", "1.0.0", "with an extension");
+  EXPECT_EQ(with_extra.get_extension(DPT_KIND_OPTIMIZER), &Plain::table);
+  EXPECT_NE(with_extra.get_extension("dopant.test.replay/1"), nullptr);
+  EXPECT_EQ(with_extra.get_extension("dopant.test.other/1"), nullptr);
+}
+
+TEST(SdkAdapters, LibraryRecordCarriesTheHeadersAbiVersion) {
+  static constexpr const dpt_plugin_descriptor* plugins[] = {&kCounting, &kPlain};
+  constexpr dpt_library library = sdk::make_library("lib", "9.9.9", plugins);
+  EXPECT_EQ(library.struct_size, DPT_LIBRARY_SIZE_1_0);
+  EXPECT_EQ(library.abi_major, static_cast<uint32_t>(DPT_ABI_MAJOR));
+  EXPECT_EQ(library.abi_minor, static_cast<uint32_t>(DPT_ABI_MINOR));
+  EXPECT_EQ(library.plugin_count, 2u);
+  EXPECT_EQ(library.plugins[1], &kPlain);
+  EXPECT_EQ(library.init, nullptr);
+}
+
+}  // namespace

@@ -1,0 +1,38 @@
+# Install test of the SDK: installs the build tree into a fresh prefix, configures and builds
+# examples/out-of-tree against that prefix alone, then runs the Lion reference test on the
+# plugin it produced. Run by ctest as
+#   cmake -DBUILD_DIR=... -DEXAMPLE_DIR=... -DWORK_DIR=... -DCHECKER=... -DGENERATOR=...
+#         -DCXX_COMPILER=... -P install_test.cmake
+foreach(var BUILD_DIR EXAMPLE_DIR WORK_DIR CHECKER GENERATOR CXX_COMPILER)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "install_test.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+
+function(run_step what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "${what} failed (${status}):\n${out}")
+  endif()
+  message(STATUS "${what}: ok")
+endfunction()
+
+set(prefix "${WORK_DIR}/prefix")
+set(build "${WORK_DIR}/build")
+file(REMOVE_RECURSE "${WORK_DIR}")
+
+run_step("install into ${prefix}" ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}")
+run_step("configure examples/out-of-tree"
+  ${CMAKE_COMMAND} -S "${EXAMPLE_DIR}" -B "${build}" -G "${GENERATOR}"
+  -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
+  -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
+run_step("build dopant-lion" ${CMAKE_COMMAND} --build "${build}")
+
+file(GLOB_RECURSE plugin "${build}/dopant-lion.so")
+if(NOT plugin)
+  message(FATAL_ERROR "the out-of-tree build produced no dopant-lion.so under ${build}")
+endif()
+execute_process(COMMAND "${CHECKER}" ${plugin} RESULT_VARIABLE status)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "the Lion reference test failed on ${plugin}")
+endif()

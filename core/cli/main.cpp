@@ -3,6 +3,7 @@
 #include "ab_command.hpp"
 #include "commands.hpp"
 #include "plan_command.hpp"
+#include "suite_command.hpp"
 
 #include <cstdio>
 #include <stdexcept>
@@ -12,9 +13,11 @@ namespace {
 
 void print_usage() {
   std::printf(
-      "usage: dopant [--plugin-path DIR]... [--log-level LEVEL] [--threads N] COMMAND\n"
+      "usage: dopant [--plugin-path DIR]... [--log-level LEVEL] [--threads N] [COMMAND]\n"
       "\n"
       "commands:\n"
+      "  (none) | suite [--scale F] [--repetitions N]\n"
+      "                                the built-in suite: one headline A/B per kind\n"
       "  --version                     print the dopant version and ABI version\n"
       "  plugins list [--json]         list loaded plugins\n"
       "  plugins describe NAME         show a plugin's parameters\n"
@@ -34,11 +37,16 @@ int main(int argc, char** argv) {
   using namespace dopant::cli;
   try {
     const Options options = parse_options(argc, argv);
-    if (options.words.empty() || options.words[0] == "--help" || options.words[0] == "help") {
-      print_usage();
-      return options.words.empty() ? 2 : 0;
-    }
+    if (options.words.empty()) return dopant::suite::command_suite({}, "/proc/self/exe", options.plugin_paths);
     const std::string& command = options.words[0];
+    if (command == "--help" || command == "help") {
+      print_usage();
+      return 0;
+    }
+    if (command == "suite") {
+      return dopant::suite::command_suite({options.words.begin() + 1, options.words.end()}, "/proc/self/exe",
+                                          options.plugin_paths);
+    }
     if (command == "--version" || command == "version") {
       std::printf("dopant %s (ABI %u.%u)\n", dpt_version(), dpt_abi_major(), dpt_abi_minor());
       return 0;

@@ -1,19 +1,30 @@
 // Loads the Lion plugin built out of tree against the installed package (path given on the
 // command line by install_test.cmake), drives steps through its optimizer table on fixed
-// data and compares parameters and momentum to a plain Lion written here.
+// data and compares parameters and momentum to a plain Lion written here. Then runs the
+// *installed* dopant CLI on the optimizer-step workload with that plugin and recomputes the
+// final parameters from the same synthetic data.
 #include <dopant/runtime.h>
 
+#include "synthetic.hpp"
 #include "test_runtime.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
 namespace {
 
 const char* g_library = nullptr;
+const char* g_installed_cli = nullptr;
 
 // Plain Lion on one element, in the order of Chen et al. 2023 (Algorithm 2).
 void reference_lion(float& p, float& m, float g, float lr, float beta1, float beta2, float wd) {
@@ -107,10 +118,59 @@ TEST(SdkInstall, OutOfTreeLionMatchesReference) {
   dpt_plugin_instance_destroy(instance);
 }
 
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream file(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+}
+
+TEST(SdkInstall, InstalledCliRunsLionOnOptimizerStep) {
+  ASSERT_NE(g_installed_cli, nullptr) << "usage: sdk_lion_install_test PATH/dopant-lion.so PREFIX/bin/dopant";
+  namespace fs = std::filesystem;
+  using dopant::workloads::gradient_stream;
+  using dopant::workloads::parameter_stream;
+  using dopant::workloads::split_sizes;
+  using dopant::workloads::synthetic_uniform;
+  constexpr uint64_t kParams = 30011, kSeed = 3;
+  constexpr uint32_t kTensors = 3, kSteps = 5;
+  const float lr = 3e-3f, beta1 = 0.9f, beta2 = 0.99f, wd = 0.05f;
+
+  const fs::path folder = fs::path(::testing::TempDir()) / ("dopant-lion-cli-" + std::to_string(getpid()));
+  fs::remove_all(folder);
+  fs::create_directories(folder);
+  const fs::path config = folder / "lion.toml", output = folder / "params.f32", log = folder / "cli.log";
+  std::ofstream(config) << "[run]\nworkload = \"optimizer-step\"\nrepetitions = 1\n\n"
+                        << "[workload]\nparams = " << kParams << "\ntensors = " << kTensors << "\nsteps = " << kSteps
+                        << "\nseed = " << kSeed << "\noutput = \"" << output.string() << "\"\n\n"
+                        << "[optimizer]\nplugin = \"lion\"\nlr = 3e-3\nbeta1 = 0.9\nbeta2 = 0.99\nweight_decay = 0.05\n";
+  const std::string plugin_dir = fs::path(g_library).parent_path().string();
+  const std::string command = std::string("'") + g_installed_cli + "' --plugin-path '" + plugin_dir + "' run '" +
+                              config.string() + "' > '" + log.string() + "' 2>&1";
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << command << "\n" << read_file(log);
+
+  const std::string bytes = read_file(output);
+  ASSERT_EQ(bytes.size(), kParams * 4);
+  uint64_t offset = 0;
+  for (const uint64_t size : split_sizes(kParams, kTensors)) {
+    for (uint64_t i = 0; i < size; ++i) {
+      float p = synthetic_uniform(kSeed, parameter_stream(), offset + i), m = 0.0f;
+      for (uint32_t step = 0; step < kSteps; ++step) {
+        reference_lion(p, m, synthetic_uniform(kSeed, gradient_stream(step), offset + i), lr, beta1, beta2, wd);
+      }
+      float got;
+      std::memcpy(&got, bytes.data() + 4 * (offset + i), 4);  // little-endian, as on this machine
+      ASSERT_NEAR(got, p, 1e-6) << "element " << offset + i;
+    }
+    offset += size;
+  }
+  fs::remove_all(folder);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);
   if (argc > 1) g_library = argv[1];
+  if (argc > 2) g_installed_cli = argv[2];
   return RUN_ALL_TESTS();
 }

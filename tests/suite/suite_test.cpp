@@ -1,0 +1,68 @@
+// The built-in suite: `{scale:N}` placeholders scale and round, and `dopant` with no
+// arguments, at a tiny scale, prints one row per kind and exits 0; entries whose plugins
+// are built are measured, the others listed as skipped.
+#include "suite_entries.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+
+namespace dopant::suite {
+namespace {
+
+TEST(SuiteEntries, ScalePlaceholdersAreReplaced) {
+  EXPECT_EQ(scaled_run_file("params = {scale:16000000}\nsteps = {scale:3}", 0.01), "params = 160000\nsteps = 1");
+  EXPECT_EQ(scaled_run_file("no placeholder", 2.0), "no placeholder");
+  EXPECT_THROW(scaled_run_file("params = {scale:12", 1.0), std::invalid_argument);
+}
+
+TEST(SuiteEntries, EveryKindHasOneEntry) {
+  std::vector<std::string> kinds;
+  for (const SuiteEntry& entry : suite_entries()) kinds.push_back(entry.kind);
+  EXPECT_EQ(kinds, (std::vector<std::string>{"optimizer", "router", "sandbox", "checkpoint", "parallel"}));
+}
+
+// Runs a shell command and returns its standard output and exit status.
+std::pair<std::string, int> run(const std::string& command) {
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
+  std::string out;
+  char buffer[4096];
+  while (size_t n = fread(buffer, 1, sizeof buffer, pipe.get())) out.append(buffer, n);
+  const int status = pclose(pipe.release());
+  return {out, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
+}
+
+// The table row of `kind`: the last line that starts with it.
+std::string table_row(const std::string& out, const std::string& kind) {
+  std::istringstream lines(out);
+  std::string line, row;
+  while (std::getline(lines, line)) {
+    if (line.rfind(kind + " ", 0) == 0) row = line;
+  }
+  return row;
+}
+
+TEST(Suite, NoArgumentsPrintsTheTableAndExitsZero) {
+  const auto [out, status] = run(std::string("DOPANT_SUITE_SCALE=0.005 '") + DOPANT_CLI + "' 2>&1");
+  ASSERT_EQ(status, 0) << out;
+  EXPECT_NE(out.find("KIND"), std::string::npos) << out;
+  EXPECT_NE(out.find("VERDICT"), std::string::npos) << out;
+  for (const char* kind : {"router", "sandbox", "checkpoint", "parallel"}) {
+    EXPECT_NE(table_row(out, kind).find("skipped"), std::string::npos) << kind << "\n" << out;
+  }
+  const std::string optimizer = table_row(out, "optimizer");
+  if (DOPANT_SUITE_OPTIMIZER_MEASURED) {
+    EXPECT_NE(optimizer.find("peak_device_bytes"), std::string::npos) << out;
+    EXPECT_EQ(optimizer.find("skipped"), std::string::npos) << out;
+    EXPECT_EQ(optimizer.find("failed"), std::string::npos) << out;
+  } else {
+    EXPECT_NE(optimizer.find("skipped"), std::string::npos) << out;
+  }
+}
+
+}  // namespace
+}  // namespace dopant::suite

@@ -62,18 +62,18 @@ class AbEndToEnd : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(folder_); }
 
-  void check_outputs(size_t repetitions, size_t warmups) {
+  void check_outputs(size_t repetitions, size_t warmups, const std::string& variant = "momentum") {
     const JsonValue json = parse_json(read_text(folder_ / "out.json"));
     EXPECT_EQ(json.at("workload").string(), "optimizer-step");
     ASSERT_EQ(json.at("variants").array().size(), 2u);
-    EXPECT_EQ(json.at("variants").array()[1].string(), "momentum");
+    EXPECT_EQ(json.at("variants").array()[1].string(), variant);
     EXPECT_EQ(json.at("order").array().size(), 2 * (repetitions + warmups));
     std::vector<std::string> names;
     for (const JsonValue& metric : json.at("metrics").array()) {
       names.push_back(metric.at("name").string());
       ASSERT_EQ(metric.at("comparisons").array().size(), 1u) << names.back();
       EXPECT_EQ(metric.at("comparisons").array()[0].at("candidate").at("n").number(), repetitions);
-      EXPECT_EQ(json.at("samples").at("momentum").at(names.back()).array().size(), repetitions);
+      EXPECT_EQ(json.at("samples").at(variant).at(names.back()).array().size(), repetitions);
     }
     for (const char* metric : {"step_time", "peak_device_bytes", "params_per_second"}) {
       EXPECT_NE(std::find(names.begin(), names.end(), metric), names.end()) << metric;
@@ -132,6 +132,20 @@ TEST_F(AbEndToEnd, CommandLine) {
   EXPECT_NE(printed.find("step_time"), std::string::npos) << printed;
   EXPECT_EQ(printed.find("\r"), std::string::npos) << "progress line printed to a non-terminal";
   check_outputs(3, 1);
+}
+
+// The shipped example, as its header comment says to run it, with Lion built from
+// examples/out-of-tree (by tests/sdk) on the plugin path.
+TEST_F(AbEndToEnd, ShippedSgdVsLionExample) {
+  const fs::path log = folder_ / "cli.log";
+  const std::string command = std::string("'") + DOPANT_CLI + "' --plugin-path '" + DOPANT_LION_DIR + "' ab '" +
+                              DOPANT_EXAMPLES_DIR + "/ab/optimizer-sgd-vs-lion.toml' --repetitions 2 --json '" +
+                              (folder_ / "out.json").string() + "' --svg '" + (folder_ / "out.svg").string() +
+                              "' > '" + log.string() + "' 2>&1";
+  const int status = std::system(command.c_str());
+  const std::string printed = read_text(log);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << command << "\n" << printed;
+  check_outputs(2, 1, "lion");
 }
 
 }  // namespace

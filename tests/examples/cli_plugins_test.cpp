@@ -1,0 +1,74 @@
+// `dopant plugins list [--json]` and `dopant plugins describe NAME` on the built plugins:
+// the list names c-sgd with its kind, and describe shows every declared parameter with its
+// type, default and one-line doc, read back from the plugin's own declarations.
+#include <dopant/runtime.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <memory>
+#include <sstream>
+#include <string>
+
+namespace {
+
+std::pair<std::string, int> run(const std::string& command) {
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
+  std::string out;
+  char buffer[4096];
+  while (size_t n = fread(buffer, 1, sizeof buffer, pipe.get())) out.append(buffer, n);
+  const int status = pclose(pipe.release());
+  return {out, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
+}
+
+std::string cli() { return std::string("'") + DOPANT_CLI + "' --plugin-path '" + DOPANT_PLUGIN_BUILD_DIR + "' "; }
+
+TEST(CliPlugins, ListNamesEveryBuiltPluginWithItsKind) {
+  const auto [text, status] = run(cli() + "plugins list");
+  ASSERT_EQ(status, 0) << text;
+  EXPECT_NE(text.find("c-sgd"), std::string::npos) << text;
+  EXPECT_NE(text.find(DPT_KIND_OPTIMIZER), std::string::npos) << text;
+
+  const auto [json, json_status] = run(cli() + "plugins list --json");
+  ASSERT_EQ(json_status, 0) << json;
+  EXPECT_EQ(json.front(), '[') << json;
+  EXPECT_NE(json.find("\"id\": \"c-sgd\", \"kind\": \"dopant.optimizer/1\""), std::string::npos) << json;
+}
+
+TEST(CliPlugins, DescribeShowsEveryParameterWithTypeDefaultAndDoc) {
+  dpt_runtime_options options{};
+  options.struct_size = sizeof options;
+  options.plugin_path = DOPANT_PLUGIN_BUILD_DIR;
+  options.skip_default_paths = 1;
+  dpt_runtime* runtime = nullptr;
+  ASSERT_EQ(dpt_runtime_create(&options, &runtime), nullptr);
+  const dpt_plugin_info* info = dpt_runtime_find_plugin(runtime, "c-sgd");
+  ASSERT_NE(info, nullptr);
+
+  const auto [text, status] = run(cli() + "plugins describe c-sgd");
+  ASSERT_EQ(status, 0) << text;
+  const char* types[] = {"bool", "int", "float", "string", "size", "enum"};
+  ASSERT_GT(info->descriptor->param_count, 0u);
+  for (uint32_t i = 0; i < info->descriptor->param_count; ++i) {
+    const dpt_param_decl& param = *info->descriptor->params[i];
+    std::istringstream lines(text);
+    std::string line, found;
+    while (std::getline(lines, line)) {
+      std::istringstream words(line);
+      std::string first;
+      words >> first;
+      if (first == param.name) found = line;
+    }
+    ASSERT_FALSE(found.empty()) << "no line for `" << param.name << "` in\n" << text;
+    EXPECT_NE(found.find(types[param.type]), std::string::npos) << found;
+    EXPECT_NE(found.find(param.default_value), std::string::npos) << found;
+    EXPECT_NE(found.find(param.doc), std::string::npos) << found;
+  }
+  dpt_runtime_destroy(runtime);
+
+  const auto [missing, missing_status] = run(cli() + "plugins describe c-sdg 2>&1");
+  EXPECT_EQ(missing_status, 2);
+  EXPECT_NE(missing.find("no plugin `c-sdg`"), std::string::npos) << missing;
+}
+
+}  // namespace

@@ -29,9 +29,16 @@ typedef struct dpt_memory_stats {
   uint64_t peak_bytes;
   uint64_t limit_bytes; /* 0: no limit */
   uint64_t allocation_count; /* live allocations */
+  /* ---- added in minor 2 ---- */
+  /* The largest current + requested bytes seen since the last peak reset, refused requests
+   * included: what the work asked for at its peak. Equals peak_bytes while nothing was
+   * refused; after an out-of-memory error it says how much would have been needed then. */
+  uint64_t peak_demand_bytes;
 } dpt_memory_stats;
 #define DPT_MEMORY_STATS_SIZE_1_0 DPT_STRUCT_SIZE(dpt_memory_stats, allocation_count)
+#define DPT_MEMORY_STATS_SIZE_1_2 DPT_STRUCT_SIZE(dpt_memory_stats, peak_demand_bytes)
 DPT_PIN_SIZE_LP64(DPT_MEMORY_STATS_SIZE_1_0, 40);
+DPT_PIN_SIZE_LP64(DPT_MEMORY_STATS_SIZE_1_2, 48);
 
 /* Body of a parallel_for: processes indices [begin, end). Returns NULL or an error; the
  * first error stops the loop (chunks already started finish) and is returned. */

@@ -5,7 +5,16 @@ as adamw_bench counts it (28 bytes per element: read param, grad, exp_avg, exp_a
 param, exp_avg, exp_avg_sq), so its GB/s compare directly with adamw_bench's.
 
 Run with Debian's interpreter, which has torch 1.13:
-    /usr/bin/python3 bench/optimizer/torch_adamw_bench.py [--sizes 65536,16777216]
+    /usr/bin/python3 bench/optimizer/torch_adamw_bench.py [--sizes 65536,4194304,16777216]
+
+PyTorch's step allocates temporaries the size of the parameter (sqrt, division, foreach
+intermediates). glibc serves blocks over 32 MiB with fresh mmaps, and smaller ones after a
+trim, so each step can pay page faults that dopant's in-place kernel never does; where page
+faults are slow (VMs, sandboxes) they dominate. To time PyTorch with an allocator that keeps
+its memory, run it a second time with
+    GLIBC_TUNABLES=glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=33554432:\
+glibc.malloc.trim_threshold=4294967296:glibc.malloc.top_pad=268435456
+and compare against the faster of the two runs.
 """
 import argparse
 import os
@@ -39,7 +48,7 @@ def seconds_per_step(numel, foreach, threads, min_time, repetitions):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="65536,16777216")
+    parser.add_argument("--sizes", default="65536,4194304,16777216")
     parser.add_argument("--min-time", type=float, default=0.5, help="seconds per sample")
     parser.add_argument("--repetitions", type=int, default=5)
     args = parser.parse_args()
@@ -47,7 +56,8 @@ def main():
     capability = next((line.split(":", 1)[1].strip()
                        for line in torch.__config__.show().splitlines()
                        if "CPU capability usage:" in line), "unknown")
-    print(f"torch {torch.__version__}, CPU kernels {capability}, {cores} cores")
+    print(f"torch {torch.__version__}, CPU kernels {capability}, {cores} cores, "
+          f"GLIBC_TUNABLES={os.environ.get('GLIBC_TUNABLES', '')}")
     print(f"{'n':>10} {'threads':>7} {'foreach=False GB/s':>19} {'foreach=True GB/s':>18}"
           f" {'best GB/s':>10}")
     for numel in (int(s) for s in args.sizes.split(",")):

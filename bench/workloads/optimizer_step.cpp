@@ -4,8 +4,9 @@
 // from synthetic.hpp, keyed by (seed, stream, global index). The `optimizer` slot's plugin
 // gets one param group whose hyper-parameters are NaN (its own configuration applies) and
 // runs `steps` steps. Metrics: step_time (median over steps), peak_device_bytes and
-// params_per_second. With `output` set, the final parameters are written as little-endian
-// fp32 in tensor order, through a temporary file renamed into place.
+// params_per_second; after an out-of-memory failure only peak_device_bytes, as the bytes
+// the run asked for at its peak. With `output` set, the final parameters are written as
+// little-endian fp32 in tensor order, through a temporary file renamed into place.
 #include "optimizer_step.hpp"
 
 #include <unistd.h>
@@ -330,6 +331,19 @@ void run(dpt_runtime* runtime, const dpt_run_config* config, uint32_t variant) {
   if (!settings.output.empty()) write_params(host, settings.output, tensors.read_params());
 }
 
+// After an out-of-memory failure: the device bytes the run asked for at its peak (the
+// refused request included), as peak_device_bytes, so an A/B can set what a configuration
+// that does not fit needed against the peak of one that does.
+void report_demand(const dpt_host* host) {
+  dpt_memory_stats device{};
+  device.struct_size = DPT_MEMORY_STATS_SIZE_1_2;
+  if (dpt_error* error = host->memory_stats(host, DPT_MEMORY_DEVICE, &device)) {
+    host->error_free(host, error);
+    return;
+  }
+  host->metric(host, "peak_device_bytes", static_cast<double>(device.peak_demand_bytes), "B", DPT_BETTER_LOWER);
+}
+
 }  // namespace
 
 const dpt_workload_decl optimizer_step_decl = {
@@ -348,6 +362,7 @@ dpt_error* run_optimizer_step(dpt_runtime* runtime, const dpt_run_config* config
     run(runtime, config, variant);
     return nullptr;
   } catch (const Failure& failure) {
+    if (host->error_code(host, failure.error) == DPT_OUT_OF_MEMORY) report_demand(host);
     return failure.error;
   } catch (const std::bad_alloc&) {
     return host->error(host, DPT_OUT_OF_MEMORY, "optimizer-step: out of host memory");

@@ -1,5 +1,7 @@
-// `dopant run FILE [--variant NAME] [--json OUT]`: runs one configuration of a run file for
-// its [run] repetitions and prints each metric's median and samples.
+// `dopant run FILE [--variant NAME] [--repetitions N] [--json OUT]`: runs one configuration
+// of a run file for its [run] repetitions and prints each metric's median and samples. A
+// failing repetition ends the run: what was measured so far is still printed and written,
+// with the error, and the exit status is 1.
 #include "commands.hpp"
 #include "json_writer.hpp"
 #include "workloads.hpp"
@@ -8,6 +10,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -52,13 +55,24 @@ uint32_t find_variant(const dpt_run_config* config, const std::string& name) {
   throw std::invalid_argument("--variant: no variant `" + name + "` (have: " + known + ")");
 }
 
-// Runs one repetition and appends its metrics, in the order first reported.
-void run_once(dpt_runtime* runtime, const dpt_run_config* config, uint32_t variant,
-              const workloads::Workload& workload, std::vector<std::string>& order,
-              std::map<std::string, MetricSeries>& series) {
+struct RunFailure {
+  std::string code;  // dpt_code_name: "out of memory"
+  std::string message;
+};
+
+// Runs one repetition and appends its metrics, in the order first reported — also those a
+// failing run reported before it failed. Returns the failure, if any.
+std::optional<RunFailure> run_once(dpt_runtime* runtime, const dpt_run_config* config, uint32_t variant,
+                                   const workloads::Workload& workload, std::vector<std::string>& order,
+                                   std::map<std::string, MetricSeries>& series) {
   dpt_runtime_metrics_clear(runtime);
   dpt_runtime_reset_memory_peaks(runtime);
-  throw_on_error(workload.run(runtime, config, variant), "workload `" + std::string(workload.decl->name) + "`");
+  std::optional<RunFailure> failure;
+  if (dpt_error* error = workload.run(runtime, config, variant)) {
+    failure = RunFailure{dpt_code_name(dpt_error_get_code(error)),
+                         "workload `" + std::string(workload.decl->name) + "`: " + dpt_error_get_message(error)};
+    dpt_error_destroy(error);
+  }
   const uint32_t count = dpt_runtime_metric_count(runtime);
   for (uint32_t i = 0; i < count; ++i) {
     dpt_metric metric{};
@@ -70,11 +84,12 @@ void run_once(dpt_runtime* runtime, const dpt_run_config* config, uint32_t varia
     slot->second.better = metric.better;
     slot->second.values.push_back(metric.value);
   }
+  return failure;
 }
 
 void write_json(const std::string& path, const std::string& file, const std::string& workload,
                 const std::string& variant, const std::vector<std::string>& order,
-                const std::map<std::string, MetricSeries>& series) {
+                const std::map<std::string, MetricSeries>& series, const std::optional<RunFailure>& failure) {
   const std::string temporary = path + ".tmp";
   {
     std::ofstream out(temporary);
@@ -90,7 +105,12 @@ void write_json(const std::string& path, const std::string& file, const std::str
       for (size_t j = 0; j < s.values.size(); ++j) out << (j ? ", " : "") << json_number(s.values[j]);
       out << "]}";
     }
-    out << "\n  ]\n}\n";
+    out << "\n  ]";
+    if (failure) {
+      out << ",\n  \"error\": {\"code\": " << json_quote(failure->code) << ", \"message\": " << json_quote(failure->message)
+          << "}";
+    }
+    out << "\n}\n";
     if (!out.flush()) throw std::runtime_error("--json: cannot write `" + path + "`");
   }
   if (std::rename(temporary.c_str(), path.c_str()) != 0) {
@@ -138,10 +158,15 @@ int command_run(const Options& options) {
   const std::string name = dpt_run_config_variant_name(config, variant);
   std::vector<std::string> order;
   std::map<std::string, MetricSeries> series;
-  for (uint32_t r = 0; r < repetitions; ++r) run_once(runtime.get(), config, variant, *workload, order, series);
+  std::optional<RunFailure> failure;
+  uint32_t ran = 0;
+  while (ran < repetitions && !failure) {
+    failure = run_once(runtime.get(), config, variant, *workload, order, series);
+    ++ran;
+  }
 
-  std::printf("%s: workload %s, variant %s, %u repetition(s), device %s\n", file.c_str(), workload->decl->name,
-              name.c_str(), repetitions, device.kind);
+  std::printf("%s: workload %s, variant %s, %u of %u repetition(s)%s, device %s\n", file.c_str(),
+              workload->decl->name, name.c_str(), ran, repetitions, failure ? " (the last failed)" : "", device.kind);
   std::printf("  %-24s %14s %-6s %s\n", "METRIC", "MEDIAN", "UNIT", "SAMPLES");
   for (const std::string& metric : order) {
     const MetricSeries& s = series.at(metric);
@@ -149,7 +174,8 @@ int command_run(const Options& options) {
     for (double value : s.values) samples += (samples.empty() ? "" : " ") + json_number(value);
     std::printf("  %-24s %14.6g %-6s %s\n", metric.c_str(), median(s.values), s.unit.c_str(), samples.c_str());
   }
-  if (json_path) write_json(*json_path, file, workload->decl->name, name, order, series);
+  if (json_path) write_json(*json_path, file, workload->decl->name, name, order, series, failure);
+  if (failure) throw std::runtime_error(failure->message + " [" + failure->code + "]");
   return 0;
 }
 

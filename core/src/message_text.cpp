@@ -35,10 +35,19 @@ std::string one_line(std::string_view text) {
 }
 
 std::string quote_name(std::string_view name) {
-  if (name.size() <= kMaxQuotedChars) return "`" + one_line(name) + "`";
-  std::size_t cut = kMaxQuotedChars;
-  while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;  // UTF-8 boundary
-  return "`" + one_line(name.substr(0, cut)) + "...`";
+  // Appending (rather than "`" + temporary) also keeps GCC 12's -Wrestrict false positive
+  // on operator+(const char*, string&&) away at -O3.
+  std::string out = "`";
+  if (name.size() <= kMaxQuotedChars) {
+    out += one_line(name);
+  } else {
+    std::size_t cut = kMaxQuotedChars;
+    while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;  // UTF-8 boundary
+    out += one_line(name.substr(0, cut));
+    out += "...";
+  }
+  out += "`";
+  return out;
 }
 
 std::string did_you_mean_suffix(std::string_view word, const std::vector<std::string>& candidates) {

@@ -17,6 +17,7 @@ TEST(MemoryAccount, PeakFollowsHighWaterMark) {
   const dpt_memory_stats stats = services.account(DPT_MEMORY_DEVICE).stats();
   EXPECT_EQ(stats.current_bytes, 3500u);
   EXPECT_EQ(stats.peak_bytes, 4000u);
+  EXPECT_EQ(stats.peak_demand_bytes, 4000u) << "nothing was refused";
   EXPECT_EQ(stats.allocation_count, 2u);
   services.release(DPT_MEMORY_DEVICE, b);
   services.release(DPT_MEMORY_DEVICE, c);
@@ -39,10 +40,12 @@ TEST(MemoryAccount, LimitTurnsOverAllocationIntoOutOfMemory) {
     EXPECT_NE(message.find("available 4000 bytes"), std::string::npos) << message;
     EXPECT_NE(message.find("10000-byte limit"), std::string::npos) << message;
   }
-  // The failed request left the accounting untouched, and an allocation that fits works.
+  // The failed request left the accounting untouched, but counts as demand; an allocation
+  // that fits works.
   dpt_memory_stats stats = services.account(DPT_MEMORY_DEVICE).stats();
   EXPECT_EQ(stats.current_bytes, 6000u);
   EXPECT_EQ(stats.peak_bytes, 6000u);
+  EXPECT_EQ(stats.peak_demand_bytes, 11000u);
   void* b = services.allocate(DPT_MEMORY_DEVICE, 4000, 0);
   stats = services.account(DPT_MEMORY_DEVICE).stats();
   EXPECT_EQ(stats.peak_bytes, 10000u);
@@ -67,6 +70,7 @@ TEST(MemoryAccount, ResetPeakKeepsCurrent) {
   services.release(DPT_MEMORY_HOST, b);
   services.reset_peaks();
   EXPECT_EQ(services.account(DPT_MEMORY_HOST).stats().peak_bytes, 800u);
+  EXPECT_EQ(services.account(DPT_MEMORY_HOST).stats().peak_demand_bytes, 800u);
   services.release(DPT_MEMORY_HOST, a);
 }
 

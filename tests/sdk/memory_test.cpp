@@ -13,7 +13,8 @@ namespace sdk = dopant::sdk;
 namespace {
 
 uint64_t device_bytes(const dpt_host* host) {
-  dpt_memory_stats stats{DPT_MEMORY_STATS_SIZE_1_0, 0, 0, 0, 0};
+  dpt_memory_stats stats{};
+  stats.struct_size = DPT_MEMORY_STATS_SIZE_1_0;
   EXPECT_EQ(take_error(host, host->memory_stats(host, DPT_MEMORY_DEVICE, &stats)).message, "");
   return stats.current_bytes;
 }

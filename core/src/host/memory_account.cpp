@@ -22,6 +22,8 @@ std::string format_bytes(uint64_t bytes) {
 
 void MemoryAccount::reserve(uint64_t bytes) {
   std::lock_guard<std::mutex> guard(lock_);
+  const uint64_t demand = bytes > UINT64_MAX - current_ ? UINT64_MAX : current_ + bytes;
+  if (demand > peak_demand_) peak_demand_ = demand;
   if (limit_ != 0 && (bytes > limit_ || current_ > limit_ - bytes)) {
     const uint64_t available = limit_ > current_ ? limit_ - current_ : 0;
     throw Error(DPT_OUT_OF_MEMORY,
@@ -67,6 +69,7 @@ void MemoryAccount::set_place(std::string place) {
 void MemoryAccount::reset_peak() {
   std::lock_guard<std::mutex> guard(lock_);
   peak_ = current_;
+  peak_demand_ = current_;
 }
 
 dpt_memory_stats MemoryAccount::stats() const {
@@ -77,6 +80,7 @@ dpt_memory_stats MemoryAccount::stats() const {
   out.peak_bytes = peak_;
   out.limit_bytes = limit_;
   out.allocation_count = sizes_.size();
+  out.peak_demand_bytes = peak_demand_;
   return out;
 }
 

@@ -16,7 +16,8 @@ class MemoryAccount {
   explicit MemoryAccount(std::string place) : place_(std::move(place)) {}
 
   // Counts `bytes` against the limit. Throws Error(DPT_OUT_OF_MEMORY) naming the place, the
-  // requested bytes and the bytes still available when the limit would be passed.
+  // requested bytes and the bytes still available when the limit would be passed; the
+  // refused request still counts towards the peak demand.
   void reserve(uint64_t bytes);
   // Takes back a reservation whose allocation failed.
   void unreserve(uint64_t bytes);
@@ -36,6 +37,7 @@ class MemoryAccount {
   mutable std::mutex lock_;
   uint64_t current_ = 0;
   uint64_t peak_ = 0;
+  uint64_t peak_demand_ = 0;  // includes refused requests
   uint64_t limit_ = 0;
   std::unordered_map<void*, uint64_t> sizes_;
 };

@@ -83,7 +83,7 @@ adamw::TensorRefs DeviceAdamW::Tensor::refs() const {
 
 DeviceAdamW::DeviceAdamW(const dpt_host* host, const sdk::Config& config)
     : host_(host),
-      on_gpu_(host->device_is_gpu(host, nullptr) != 0),
+      on_gpu_(host->device_is_gpu(host, &device_index_) != 0),
       cpu_variant_(choose_variant(config.get_string("kernel"))),
       defaults_{config.get_float("lr"), config.get_float("beta1"), config.get_float("beta2"),
                 config.get_float("eps"), config.get_float("weight_decay")} {
@@ -104,6 +104,17 @@ void DeviceAdamW::add_param_group(const dpt_param_group& group) {
     sdk::require(names.insert(name).second, "duplicate tensor name `" + name + "`");
     check_tensor(name, group.params[i], group.grads[i], on_gpu_);
   }
+  // Ask for the group's whole device state at once first: past the capacity limit the
+  // host's out-of-memory error then names the bytes this group needs against the bytes
+  // available, and the host's peak demand records them. The block is given back and the
+  // state allocated per tensor.
+  uint64_t state_bytes = 0;
+  for (uint32_t i = 0; i < group.tensor_count; ++i) {
+    const auto count = static_cast<uint64_t>(sdk::element_count(group.params[i]));
+    const bool wide = dtype_of(group.tensor_names[i], group.params[i]) == adamw::ParamDtype::f32;
+    state_bytes += (wide ? 2 : 3) * count * sizeof(float);
+  }
+  if (state_bytes != 0) sdk::Allocation whole_group(host_, DPT_MEMORY_DEVICE, state_bytes);
   // Allocate everything first, so a refused group leaves the instance unchanged.
   std::vector<Tensor> added;
   for (uint32_t i = 0; i < group.tensor_count; ++i) added.push_back(make_tensor(group, i));
@@ -165,6 +176,7 @@ void DeviceAdamW::step(const dpt_step_args& args, dpt_stream* stream) {
   for (Tensor& t : tensors_) ++t.step;
   if (on_gpu_) {
     step_gpu(args, stream);
+    last_stream_ = stream;
   } else {
     step_cpu(args);
   }
@@ -198,7 +210,12 @@ void DeviceAdamW::step_gpu([[maybe_unused]] const dpt_step_args& args,
 #endif
 }
 
+void DeviceAdamW::wait_for_steps() const {
+  sdk::check(host_, host_->stream_synchronize(host_, last_stream_));
+}
+
 void DeviceAdamW::export_state(const sdk::StateVisitor& visit) const {
+  wait_for_steps();
   for (const Tensor& t : tensors_) {
     const float step = static_cast<float>(t.step);  // PyTorch keeps a 0-d fp32 tensor
     int64_t no_dims = 0;
@@ -225,6 +242,7 @@ void DeviceAdamW::export_state(const sdk::StateVisitor& visit) const {
 void DeviceAdamW::import_state(const char* tensor_name, const char* state,
                                const DLTensor& value) {
   Tensor& t = find(tensor_name);
+  wait_for_steps();
   const std::string what = std::string("state `") + state + "` of `" + t.name + "`";
   sdk::require(sdk::is_contiguous(value), what + ": not contiguous");
   if (std::strcmp(state, "step") == 0) {

@@ -52,9 +52,13 @@ class DeviceAdamW {
   void step_gpu(const dpt_step_args& args, dpt_stream* stream);
   adamw::StepScalars scalars_for(const Tensor& tensor, const dpt_step_args& args) const;
   Tensor& find(const char* name);
+  // Waits for the stream of the last step, so state copies see its results.
+  void wait_for_steps() const;
 
   const dpt_host* host_;
+  int32_t device_index_ = 0;
   bool on_gpu_;
+  dpt_stream* last_stream_ = nullptr;  // where the last GPU step was queued
   adamw::Variant cpu_variant_;
   Hyper defaults_;
   std::vector<Hyper> groups_;

@@ -223,7 +223,8 @@ void check_rejects_int32(const Target& target) {
 }
 
 dpt_memory_stats device_stats(const dpt_host* host) {
-  dpt_memory_stats stats{DPT_MEMORY_STATS_SIZE_1_0, 0, 0, 0, 0};
+  dpt_memory_stats stats{};
+  stats.struct_size = DPT_MEMORY_STATS_SIZE_1_0;
   EXPECT_EQ("", ok_or_message(host->memory_stats(host, DPT_MEMORY_DEVICE, &stats)));
   return stats;
 }

@@ -38,16 +38,38 @@ struct Scalars {
         inv_grad_scale(_mm512_set1_ps(s.inv_grad_scale)) {}
 };
 
-__m512 load_f32(const float* src, __mmask16 lanes) { return _mm512_maskz_loadu_ps(lanes, src); }
+// Full blocks use plain loads and stores (masked stores are slow on some CPUs, AMD Zen 4
+// among them); only the tail is masked.
+constexpr __mmask16 kAllLanes = 0xffff;
+
+__m512 load_f32(const float* src, __mmask16 lanes) {
+  return lanes == kAllLanes ? _mm512_loadu_ps(src) : _mm512_maskz_loadu_ps(lanes, src);
+}
 void store_f32(float* dst, __m512 value, __mmask16 lanes) {
-  _mm512_mask_storeu_ps(dst, lanes, value);
+  if (lanes == kAllLanes) {
+    _mm512_storeu_ps(dst, value);
+  } else {
+    _mm512_mask_storeu_ps(dst, lanes, value);
+  }
+}
+
+__m256i load_u16(const uint16_t* src, __mmask16 lanes) {
+  return lanes == kAllLanes ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src))
+                            : _mm256_maskz_loadu_epi16(lanes, src);
+}
+void store_u16(uint16_t* dst, __m256i value, __mmask16 lanes) {
+  if (lanes == kAllLanes) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), value);
+  } else {
+    _mm256_mask_storeu_epi16(dst, lanes, value);
+  }
 }
 
 // [16] bf16 <-> fp32. Narrowing adds 0x7fff plus the lowest kept bit (ties to even); NaNs
 // keep their top bits and get the quiet bit. (VCVTNEPS2BF16 is not used: it flushes
 // subnormals to zero.)
 __m512 widen_bf16(const uint16_t* src, __mmask16 lanes) {
-  const __m512i wide = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(lanes, src));
+  const __m512i wide = _mm512_cvtepu16_epi32(load_u16(src, lanes));
   return _mm512_castsi512_ps(_mm512_slli_epi32(wide, 16));
 }
 
@@ -60,17 +82,16 @@ void narrow_bf16(uint16_t* dst, __m512 value, __mmask16 lanes) {
   const __mmask16 is_nan = _mm512_cmp_ps_mask(value, value, _CMP_UNORD_Q);
   const __m512i result =
       _mm512_mask_or_epi32(rounded, is_nan, high, _mm512_set1_epi32(0x0040));
-  _mm512_mask_cvtepi32_storeu_epi16(dst, lanes, result);
+  store_u16(dst, _mm512_cvtepi32_epi16(result), lanes);
 }
 
 // [16] f16 <-> fp32, rounding to nearest even with subnormals handled exactly.
 __m512 widen_f16(const uint16_t* src, __mmask16 lanes) {
-  return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(lanes, src));
+  return _mm512_cvtph_ps(load_u16(src, lanes));
 }
 
 void narrow_f16(uint16_t* dst, __m512 value, __mmask16 lanes) {
-  const __m256i half = _mm512_cvtps_ph(value, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  _mm256_mask_storeu_epi16(dst, lanes, half);
+  store_u16(dst, _mm512_cvtps_ph(value, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), lanes);
 }
 
 template <ParamDtype Type>
@@ -140,7 +161,7 @@ void step_typed(const StepScalars& scalars, const TensorRefs& tensor, size_t beg
   float* exp_avg_sq = tensor.exp_avg_sq + begin;
   const size_t n = end - begin;
   for (size_t i = 0; i < n; i += kLanes) {
-    const __mmask16 lanes = n - i >= kLanes ? __mmask16{0xffff} : first_lanes(n - i);
+    const __mmask16 lanes = n - i >= kLanes ? kAllLanes : first_lanes(n - i);
     update_block<Type>(s, {param + i, grad + i, weights + i, exp_avg + i, exp_avg_sq + i},
                        lanes);
   }
@@ -155,7 +176,7 @@ template <ParamDtype Type>
 void widen_typed(const void* src, float* dst, size_t n) {
   const auto* in = static_cast<const typename Format<Type>::Element*>(src);
   for (size_t i = 0; i < n; i += kLanes) {
-    const __mmask16 lanes = n - i >= kLanes ? __mmask16{0xffff} : first_lanes(n - i);
+    const __mmask16 lanes = n - i >= kLanes ? kAllLanes : first_lanes(n - i);
     store_f32(dst + i, Format<Type>::load(in + i, lanes), lanes);
   }
 }
@@ -164,7 +185,7 @@ template <ParamDtype Type>
 void narrow_typed(const float* src, void* dst, size_t n) {
   auto* out = static_cast<typename Format<Type>::Element*>(dst);
   for (size_t i = 0; i < n; i += kLanes) {
-    const __mmask16 lanes = n - i >= kLanes ? __mmask16{0xffff} : first_lanes(n - i);
+    const __mmask16 lanes = n - i >= kLanes ? kAllLanes : first_lanes(n - i);
     Format<Type>::store(out + i, load_f32(src + i, lanes), lanes);
   }
 }

@@ -1,0 +1,264 @@
+// ChunkedOffloadAdamW: placing each group's state (offload choice, image planning, one
+// allocation per memory kind), the step, and state export and import under PyTorch's names.
+#include "chunked_offload_adamw.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <unordered_set>
+#include <utility>
+
+#include "cpu_pipeline.hpp"
+#include "offload_choice.hpp"
+#include "param_checks.hpp"
+
+namespace dopant::adamw_offload {
+namespace {
+
+uint64_t total_bytes(const std::vector<ImageLayout>& images) {
+  uint64_t total = 0;
+  for (const ImageLayout& image : images) total += image.bytes;
+  return total;
+}
+
+sdk::Allocation allocate(const dpt_host* host, dpt_memory_kind kind, uint64_t bytes) {
+  return bytes == 0 ? sdk::Allocation() : sdk::Allocation(host, kind, bytes);
+}
+
+// Copies `bytes` between host memory and memory of `kind`, complete when it returns.
+void copy_now(const dpt_host* host, void* dst, dpt_memory_kind dst_kind, const void* src,
+              dpt_memory_kind src_kind, uint64_t bytes) {
+  if (bytes == 0) return;
+  sdk::check(host, host->copy(host, dst, dst_kind, src, src_kind, bytes, nullptr));
+  sdk::check(host, host->stream_synchronize(host, nullptr));
+}
+
+// Sets `bytes` at `memory` to zero: directly in (pinned) host memory, through copies of a
+// bounded zero buffer in device memory.
+void zero(const dpt_host* host, std::byte* memory, dpt_memory_kind kind, uint64_t bytes) {
+  if (kind != DPT_MEMORY_DEVICE) {
+    std::memset(memory, 0, bytes);
+    return;
+  }
+  const std::vector<std::byte> zeros(std::min<uint64_t>(bytes, uint64_t{16} << 20));
+  for (uint64_t done = 0; done < bytes; done += zeros.size()) {
+    copy_now(host, memory + done, kind, zeros.data(), DPT_MEMORY_HOST,
+             std::min<uint64_t>(zeros.size(), bytes - done));
+  }
+}
+
+}  // namespace
+
+ChunkedOffloadAdamW::ChunkedOffloadAdamW(const dpt_host* host, const sdk::Config& config)
+    : host_(host),
+      on_gpu_(host->device_is_gpu(host, nullptr) != 0),
+      cpu_variant_(adamw::active_variant()),
+      defaults_{config.get_float("lr"), config.get_float("beta1"), config.get_float("beta2"),
+                config.get_float("eps"), config.get_float("weight_decay")},
+      chunk_bytes_(config.get_size("chunk")),
+      offload_fraction_(config.get_float("offload_fraction")) {
+#ifdef DOPANT_ADAMW_HAVE_CUDA
+  if (on_gpu_) cuda_ = std::make_unique<CudaPipeline>(host_);
+#else
+  if (on_gpu_) sdk::fail(DPT_UNIMPLEMENTED, "adamw-chunked-offload was built without CUDA");
+#endif
+}
+
+void ChunkedOffloadAdamW::add_param_group(const dpt_param_group& group) {
+  std::unordered_set<std::string> taken;
+  for (const Tensor& t : tensors_) taken.insert(t.name);
+  check_group(group, taken, on_gpu_);
+
+  const size_t first = tensors_.size();
+  std::vector<Tensor> added;
+  std::vector<uint64_t> state_bytes;
+  for (uint32_t i = 0; i < group.tensor_count; ++i) {
+    const DLTensor& param = group.params[i];
+    const std::string name = group.tensor_names[i];
+    Tensor t{name,
+             groups_.size(),
+             param_dtype(name, param),
+             sdk::data_as<void>(param),
+             sdk::data_as<const void>(group.grads[i]),
+             static_cast<uint64_t>(sdk::element_count(param)),
+             std::vector<int64_t>(param.shape, param.shape + param.ndim),
+             0,
+             {}};
+    state_bytes.push_back(t.arrays() * array_bytes(t.count));
+    added.push_back(std::move(t));
+  }
+  const std::vector<bool> offloaded = choose_offloaded(state_bytes, offload_fraction_);
+  std::vector<TensorState> on_host, on_device;
+  for (size_t i = 0; i < added.size(); ++i) {
+    (offloaded[i] ? on_host : on_device)
+        .push_back({static_cast<uint32_t>(first + i), added[i].count, added[i].arrays()});
+  }
+  std::vector<ImageLayout> streamed = plan_images(on_host, chunk_bytes_);
+  std::vector<ImageLayout> resident =
+      plan_images(on_device, std::numeric_limits<uint64_t>::max());
+
+  // Allocate everything first, so a refused group leaves the instance unchanged.
+  sdk::Allocation host_memory = allocate(host_, DPT_MEMORY_PINNED_HOST, total_bytes(streamed));
+  sdk::Allocation device_memory = allocate(host_, DPT_MEMORY_DEVICE, total_bytes(resident));
+  std::array<sdk::Allocation, 2> larger_slots;
+  const uint64_t slot_bytes = largest_image_bytes(streamed);
+  if (slot_bytes > slots_[0].bytes()) {
+    for (sdk::Allocation& slot : larger_slots) {
+      slot = sdk::Allocation(host_, DPT_MEMORY_DEVICE, slot_bytes);
+    }
+  }
+
+  groups_.push_back(GroupHyper::resolve(group, defaults_));
+  for (Tensor& t : added) tensors_.push_back(std::move(t));
+  place_images(std::move(streamed), DPT_MEMORY_PINNED_HOST, host_memory, true);
+  place_images(std::move(resident), DPT_MEMORY_DEVICE, device_memory, false);
+  if (larger_slots[0].data() != nullptr) slots_ = std::move(larger_slots);
+  initialize_state(first);
+  build_work();
+}
+
+void ChunkedOffloadAdamW::place_images(std::vector<ImageLayout> layouts, dpt_memory_kind kind,
+                                       sdk::Allocation& memory, bool streamed) {
+  if (memory.data() == nullptr) return;
+  std::vector<StateImage>& images = streamed ? streamed_ : resident_;
+  auto* next = memory.as<std::byte>();
+  for (ImageLayout& layout : layouts) {
+    const auto index = static_cast<uint32_t>(images.size());
+    for (uint32_t s = 0; s < layout.segments.size(); ++s) {
+      tensors_[layout.segments[s].tensor].parts.push_back(StatePart{streamed, index, s});
+    }
+    const uint64_t bytes = layout.bytes;
+    images.push_back(StateImage{next, kind, std::move(layout)});
+    next += bytes;
+  }
+  zero(host_, memory.as<std::byte>(), kind, memory.bytes());
+  homes_.push_back(std::move(memory));
+}
+
+void ChunkedOffloadAdamW::initialize_state(size_t first_tensor) {
+  for (size_t i = first_tensor; i < tensors_.size(); ++i) {
+    const Tensor& t = tensors_[i];
+    if (t.dtype == adamw::ParamDtype::f32) continue;
+    // master = the parameter, widened exactly
+    std::vector<uint16_t> narrow(t.count);
+    copy_now(host_, narrow.data(), DPT_MEMORY_HOST, t.param, DPT_MEMORY_DEVICE,
+             t.count * sizeof(uint16_t));
+    std::vector<float> wide(t.count);
+    adamw::widen_to_float(cpu_variant_, t.dtype, narrow.data(), wide.data(), t.count);
+    write_array(t, StateArray::master, wide.data());
+  }
+}
+
+void ChunkedOffloadAdamW::build_work() {
+  const auto work_of = [&](const StateImage& image) {
+    ImageWork work{image.home, image.layout.bytes, {}};
+    for (const Segment& s : image.layout.segments) {
+      const Tensor& t = tensors_[s.tensor];
+      const uint64_t skip = s.begin * adamw::param_bytes(t.dtype);
+      work.segments.push_back(SegmentUpdate{
+          t.dtype, s.tensor, static_cast<std::byte*>(t.param) + skip,
+          static_cast<const std::byte*>(t.grad) + skip, s.count, s.array_offset(0),
+          s.array_offset(1), s.arrays == 3 ? s.array_offset(2) : 0});
+    }
+    return work;
+  };
+  work_.scalars.resize(tensors_.size());
+  work_.resident.clear();
+  work_.streamed.clear();
+  for (const StateImage& image : resident_) work_.resident.push_back(work_of(image));
+  for (const StateImage& image : streamed_) work_.streamed.push_back(work_of(image));
+}
+
+void ChunkedOffloadAdamW::step(const dpt_step_args& args, dpt_stream* stream) {
+  check_step_args(args);
+  for (size_t i = 0; i < tensors_.size(); ++i) {
+    const Tensor& t = tensors_[i];
+    work_.scalars[i] = adamw::make_step_scalars(groups_[t.group].at_step(t.step + 1, args));
+  }
+  for (Tensor& t : tensors_) ++t.step;
+  const std::array<std::byte*, 2> slots{slots_[0].as<std::byte>(), slots_[1].as<std::byte>()};
+#ifdef DOPANT_ADAMW_HAVE_CUDA
+  if (on_gpu_) {
+    cuda_->step(work_, slots, stream);
+    return;
+  }
+#endif
+  static_cast<void>(stream);  // a CPU run has no streams: the step completes here
+  step_on_cpu(host_, cpu_variant_, work_, slots);
+}
+
+const ChunkedOffloadAdamW::StateImage& ChunkedOffloadAdamW::image_of(
+    const StatePart& part) const {
+  return (part.streamed ? streamed_ : resident_)[part.image];
+}
+
+void ChunkedOffloadAdamW::read_array(const Tensor& t, StateArray array, float* out) const {
+  for (const StatePart& part : t.parts) {
+    const StateImage& image = image_of(part);
+    const Segment& s = image.layout.segments[part.segment];
+    copy_now(host_, out + s.begin, DPT_MEMORY_HOST,
+             image.home + s.array_offset(static_cast<uint32_t>(array)), image.kind,
+             s.count * sizeof(float));
+  }
+}
+
+void ChunkedOffloadAdamW::write_array(const Tensor& t, StateArray array, const float* in) {
+  for (const StatePart& part : t.parts) {
+    const StateImage& image = image_of(part);
+    const Segment& s = image.layout.segments[part.segment];
+    copy_now(host_, image.home + s.array_offset(static_cast<uint32_t>(array)), image.kind,
+             in + s.begin, DPT_MEMORY_HOST, s.count * sizeof(float));
+  }
+}
+
+void ChunkedOffloadAdamW::wait_for_copies() const {
+#ifdef DOPANT_ADAMW_HAVE_CUDA
+  if (cuda_) cuda_->wait_idle();
+#endif
+}
+
+void ChunkedOffloadAdamW::export_state(const sdk::StateVisitor& visit) const {
+  wait_for_copies();
+  for (const Tensor& t : tensors_) {
+    HostState state{t.step, t.arrays() == 3, std::vector<float>(t.count),
+                    std::vector<float>(t.count), {}};
+    read_array(t, StateArray::exp_avg, state.exp_avg.data());
+    read_array(t, StateArray::exp_avg_sq, state.exp_avg_sq.data());
+    if (state.has_master) {
+      state.master.resize(t.count);
+      read_array(t, StateArray::master, state.master.data());
+    }
+    visit_torch_state(visit, t.name, t.shape, state);
+  }
+}
+
+void ChunkedOffloadAdamW::import_state(const char* tensor_name, const char* state,
+                                       const DLTensor& value) {
+  Tensor& t = find(tensor_name);
+  const ImportTarget target = parse_import(t.name, state, value, t.count, t.arrays());
+  if (target.is_step) {
+    t.step = target.step;
+    return;
+  }
+  wait_for_copies();
+  write_array(t, target.array, sdk::data_as<const float>(value));
+}
+
+dpt_optimizer_memory ChunkedOffloadAdamW::memory() const {
+  dpt_optimizer_memory out{DPT_OPTIMIZER_MEMORY_SIZE_1_0, 0, 0, 0};
+  for (const sdk::Allocation& home : homes_) {
+    (home.kind() == DPT_MEMORY_DEVICE ? out.device_state_bytes : out.host_state_bytes) +=
+        home.bytes();
+  }
+  for (const sdk::Allocation& slot : slots_) out.device_staging_bytes += slot.bytes();
+  return out;
+}
+
+ChunkedOffloadAdamW::Tensor& ChunkedOffloadAdamW::find(const char* name) {
+  for (Tensor& t : tensors_) {
+    if (t.name == name) return t;
+  }
+  sdk::fail(DPT_NOT_FOUND, std::string("no tensor named `") + name + "`");
+}
+
+}  // namespace dopant::adamw_offload

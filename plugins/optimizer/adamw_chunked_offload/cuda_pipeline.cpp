@@ -1,0 +1,95 @@
+// CudaPipeline: copy stream, events and multi-tensor launches (see cuda_pipeline.hpp).
+#include "cuda_pipeline.hpp"
+
+#include <dopant/sdk/errors.hpp>
+
+#include <cstring>
+#include <vector>
+
+#include "dopant/adamw/cuda_step.hpp"
+
+namespace dopant::adamw_offload {
+namespace {
+
+// Launches the updates of `image`, whose state is at `base`, on `native`: one launch per
+// run of consecutive segments with the same dtype and step scalars.
+void launch_image(const ImageWork& image, std::byte* base,
+                  const std::vector<adamw::StepScalars>& scalars, void* native) {
+  std::vector<adamw::cuda::DeviceTensor> batch;
+  const auto same = [&](const SegmentUpdate& a, const SegmentUpdate& b) {
+    return a.dtype == b.dtype &&
+           std::memcmp(&scalars[a.scalars], &scalars[b.scalars], sizeof(adamw::StepScalars)) == 0;
+  };
+  for (size_t i = 0; i < image.segments.size(); ++i) {
+    const SegmentUpdate& segment = image.segments[i];
+    if (segment.count != 0) batch.push_back({segment.refs(base), segment.count});
+    const bool last = i + 1 == image.segments.size() || !same(segment, image.segments[i + 1]);
+    if (last && !batch.empty()) {
+      adamw::cuda::launch_step(segment.dtype, scalars[segment.scalars], batch.data(),
+                               batch.size(), native);
+      batch.clear();
+    }
+  }
+}
+
+}  // namespace
+
+CudaPipeline::CudaPipeline(const dpt_host* host) : host_(host) {
+  try {
+    sdk::check(host_, host_->stream_create(host_, &copy_stream_));
+    for (size_t s = 0; s < 2; ++s) {
+      sdk::check(host_, host_->event_create(host_, &loaded_[s]));
+      sdk::check(host_, host_->event_create(host_, &updated_[s]));
+    }
+    sdk::check(host_, host_->event_create(host_, &stored_));
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+CudaPipeline::~CudaPipeline() {
+  host_->error_free(host_, host_->stream_synchronize(host_, copy_stream_));
+  release();
+}
+
+void CudaPipeline::release() {
+  for (dpt_event* event : {loaded_[0], loaded_[1], updated_[0], updated_[1], stored_}) {
+    if (event != nullptr) host_->event_destroy(host_, event);
+  }
+  host_->stream_destroy(host_, copy_stream_);
+}
+
+void CudaPipeline::step(const StepWork& work, const std::array<std::byte*, 2>& slots,
+                        dpt_stream* stream) {
+  void* native = host_->stream_native(host_, stream);
+  for (const ImageWork& image : work.resident) launch_image(image, image.home, work.scalars, native);
+  const auto load = [&](size_t n) {
+    const ImageWork& image = work.streamed[n];
+    sdk::check(host_, host_->copy(host_, slots[n % 2], DPT_MEMORY_DEVICE, image.home,
+                                  DPT_MEMORY_PINNED_HOST, image.bytes, copy_stream_));
+    sdk::check(host_, host_->event_record(host_, loaded_[n % 2], copy_stream_));
+  };
+  const size_t count = work.streamed.size();
+  if (count == 0) return;
+  load(0);
+  for (size_t n = 0; n < count; ++n) {
+    const size_t slot = n % 2;
+    if (n + 1 < count) load(n + 1);
+    sdk::check(host_, host_->stream_wait_event(host_, stream, loaded_[slot]));
+    launch_image(work.streamed[n], slots[slot], work.scalars, native);
+    sdk::check(host_, host_->event_record(host_, updated_[slot], stream));
+    sdk::check(host_, host_->stream_wait_event(host_, copy_stream_, updated_[slot]));
+    const ImageWork& image = work.streamed[n];
+    sdk::check(host_, host_->copy(host_, image.home, DPT_MEMORY_PINNED_HOST, slots[slot],
+                                  DPT_MEMORY_DEVICE, image.bytes, copy_stream_));
+  }
+  sdk::check(host_, host_->event_record(host_, stored_, copy_stream_));
+  sdk::check(host_, host_->stream_wait_event(host_, stream, stored_));
+}
+
+void CudaPipeline::wait_idle() const {
+  sdk::check(host_, host_->stream_synchronize(host_, copy_stream_));
+}
+
+}  // namespace dopant::adamw_offload

@@ -1,0 +1,29 @@
+// GroupHyper::resolve and GroupHyper::at_step (see group_hyper.hpp).
+#include "group_hyper.hpp"
+
+#include <cmath>
+
+namespace dopant::adamw_offload {
+namespace {
+
+double configured_or(double group_value, double configured) {
+  return std::isnan(group_value) ? configured : group_value;
+}
+
+}  // namespace
+
+GroupHyper GroupHyper::resolve(const dpt_param_group& group, const GroupHyper& configured) {
+  return GroupHyper{configured_or(group.lr, configured.lr),
+                    configured_or(group.beta1, configured.beta1),
+                    configured_or(group.beta2, configured.beta2),
+                    configured_or(group.eps, configured.eps),
+                    configured_or(group.weight_decay, configured.weight_decay)};
+}
+
+adamw::StepHyper GroupHyper::at_step(uint64_t step, const dpt_step_args& args) const {
+  return adamw::StepHyper{.lr = lr, .beta1 = beta1, .beta2 = beta2, .eps = eps,
+                          .weight_decay = weight_decay, .step = step,
+                          .lr_scale = args.lr_scale, .grad_scale = args.grad_scale};
+}
+
+}  // namespace dopant::adamw_offload

@@ -1,0 +1,25 @@
+// A param group's AdamW hyper-parameters: NaN in the group means "the plugin's configured
+// value" (optimizer.h), and each step turns them into the kernel's StepHyper. Shared in
+// spirit with `adamw` (its DeviceAdamW::Hyper and scalars_for), to move into
+// dopant_adamw_kernels.
+#pragma once
+
+#include <dopant/optimizer.h>
+
+#include <cstdint>
+
+#include "dopant/adamw/step_scalars.hpp"
+
+namespace dopant::adamw_offload {
+
+struct GroupHyper {
+  double lr, beta1, beta2, eps, weight_decay;
+
+  // The group's values, each NaN replaced by the one in `configured`.
+  static GroupHyper resolve(const dpt_param_group& group, const GroupHyper& configured);
+
+  // The kernel's hyper-parameters for update number `step` (1 for the first).
+  adamw::StepHyper at_step(uint64_t step, const dpt_step_args& args) const;
+};
+
+}  // namespace dopant::adamw_offload

@@ -9,9 +9,11 @@ namespace dopant::ab {
 // `args`: the words after `ab` (FILE and options, see kAbUsage in ab_options.hpp).
 // `self_executable`: path of the dopant binary, spawned as `dopant run` for each repetition.
 // `plugin_paths`: the global --plugin-path folders, used here and passed on to the children.
-// Prints the table on stdout and writes the report files. Returns the exit code (0); throws
-// std::invalid_argument for usage errors and std::runtime_error for failures, after which
-// no report file has been written.
+// Prints the table on stdout and writes the report files. Runs that fail with a reported
+// error (out of memory, ...) are results, listed in every report. Returns the exit code (0)
+// once the session is complete; throws std::invalid_argument for usage errors and
+// std::runtime_error when a run cannot be carried out (a crash, a timeout, unreadable
+// output), after which no report file has been written.
 int command_ab(const std::vector<std::string>& args, const std::string& self_executable,
                const std::vector<std::string>& plugin_paths);
 

@@ -1,10 +1,12 @@
-// What an A/B session produces: the metrics seen, the order of runs, each configuration's
-// measured values in run order, the settings used and the comparisons computed from them.
+// What an A/B session produces: the metrics seen, the order of runs (with the failure each
+// failed run reported), each configuration's measured values in run order, the settings
+// used and the comparisons computed from them.
 #pragma once
 
 #include "compare_samples.hpp"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,16 +24,25 @@ struct MetricValue {
   double value = 0;
 };
 
-// What one run of one configuration reported.
+// The error a run ended with, as the run reported it.
+struct RunFailure {
+  std::string code;     // the text of dpt_code_name: "out of memory", "invalid argument", ...
+  std::string message;
+};
+
+// What one run of one configuration reported. A failed run still carries the metrics it
+// reported before it failed.
 struct RunOutput {
   std::string workload;
   std::vector<MetricValue> metrics;
+  std::optional<RunFailure> failure;
 };
 
 struct RunRecord {
   std::string variant;
   bool warmup = false;
   size_t repetition = 0;
+  std::optional<RunFailure> failure;  // set when the run failed
 };
 
 struct AbSamples {
@@ -40,7 +51,8 @@ struct AbSamples {
   std::vector<std::string> variants;  // configurations, the base ("base") first
   std::vector<MetricInfo> metrics;    // in the order first reported
   std::vector<RunRecord> runs;        // every run in execution order, warm-ups included
-  // variant -> metric -> measured values in run order (warm-ups excluded)
+  // variant -> metric -> measured values in run order (warm-ups excluded; failed runs'
+  // values included)
   std::map<std::string, std::map<std::string, std::vector<double>>> values;
 };
 
@@ -52,9 +64,18 @@ struct AbSettings {
   CompareSettings compare;
 };
 
+// A variant and a metric that only one side (the base or the variant) has values of: each
+// side's summary, n = 0 on the side without values.
+struct OneSided {
+  std::string variant;
+  SideSummary base;
+  SideSummary candidate;
+};
+
 struct MetricResult {
   MetricInfo info;
   std::vector<Comparison> comparisons;  // one per variant that has values on both sides
+  std::vector<OneSided> not_compared;   // one per variant where only one side has values
 };
 
 struct AbResult {

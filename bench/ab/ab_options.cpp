@@ -17,7 +17,9 @@ const char* const kAbUsage =
     "uncounted rounds (default 1). Compares every variant with the base on every metric:\n"
     "medians and MADs, ratio of medians with a seeded bootstrap 95% CI, Mann-Whitney U p-value,\n"
     "and a verdict that is \"no change\" unless p < 0.05 and the whole CI lies beyond the noise\n"
-    "threshold (default 2%). Defaults: --repetitions 7, --seed 1, --resamples 10000, no timeout.\n";
+    "threshold (default 2%). Defaults: --repetitions 7, --seed 1, --resamples 10000, no timeout.\n"
+    "A run whose workload fails with an error (e.g. out of memory) is a result: the reports list\n"
+    "it, and the values it reported before failing count.\n";
 
 namespace {
 

@@ -41,9 +41,9 @@ AbSamples collect_samples(RunBackend& backend, const std::string& config_file, c
     const std::string& variant = variants[run.variant];
     const std::string label = describe_run(run, variant, position, schedule.size());
     progress.show("dopant ab: " + label);
-    samples.runs.push_back(RunRecord{variant, run.warmup, run.repetition});
     try {
       const RunOutput output = backend.run(variant);
+      samples.runs.push_back(RunRecord{variant, run.warmup, run.repetition, output.failure});
       if (!run.warmup) record(samples, variant, output);
     } catch (const std::exception& e) {
       progress.clear();
@@ -57,21 +57,24 @@ AbSamples collect_samples(RunBackend& backend, const std::string& config_file, c
 std::vector<MetricResult> compare_all(const AbSamples& samples, const CompareSettings& settings) {
   std::vector<MetricResult> results;
   if (samples.variants.empty()) return results;
-  const auto empty = std::map<std::string, std::vector<double>>{};
-  const auto values_of = [&](const std::string& variant) -> const std::map<std::string, std::vector<double>>& {
-    const auto found = samples.values.find(variant);
-    return found == samples.values.end() ? empty : found->second;
+  static const std::vector<double> none;
+  const auto values_of = [&](const std::string& variant, const std::string& metric) -> const std::vector<double>& {
+    const auto by_variant = samples.values.find(variant);
+    if (by_variant == samples.values.end()) return none;
+    const auto by_metric = by_variant->second.find(metric);
+    return by_metric == by_variant->second.end() ? none : by_metric->second;
   };
-  const auto& base = values_of(samples.variants[0]);
   for (const MetricInfo& info : samples.metrics) {
-    MetricResult result{info, {}};
-    const auto base_values = base.find(info.name);
+    MetricResult result{info, {}, {}};
+    const std::vector<double>& base = values_of(samples.variants[0], info.name);
     for (size_t v = 1; v < samples.variants.size(); ++v) {
-      const auto& candidate = values_of(samples.variants[v]);
-      const auto candidate_values = candidate.find(info.name);
-      if (base_values == base.end() || candidate_values == candidate.end()) continue;
-      result.comparisons.push_back(compare_samples(samples.variants[v], base_values->second,
-                                                   candidate_values->second, info.higher_is_better, settings));
+      const std::string& variant = samples.variants[v];
+      const std::vector<double>& candidate = values_of(variant, info.name);
+      if (!base.empty() && !candidate.empty()) {
+        result.comparisons.push_back(compare_samples(variant, base, candidate, info.higher_is_better, settings));
+      } else if (!base.empty() || !candidate.empty()) {
+        result.not_compared.push_back(OneSided{variant, summarize_side(base), summarize_side(candidate)});
+      }
     }
     results.push_back(std::move(result));
   }

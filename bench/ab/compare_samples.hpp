@@ -31,7 +31,12 @@ struct CompareSettings {
   VerdictRule rule;
 };
 
-// Throws std::invalid_argument when a sample is empty or holds NaN.
+// Size, median and MAD of one side; median and MAD are NaN when it is empty.
+SideSummary summarize_side(const std::vector<double>& values);
+
+// The verdict is "no change" when a side has fewer than 2 values (its bootstrap interval is
+// then degenerate); otherwise as decide_verdict says. Throws std::invalid_argument when a
+// sample is empty or holds NaN.
 Comparison compare_samples(const std::string& variant, const std::vector<double>& base,
                            const std::vector<double>& candidate, bool higher_is_better,
                            const CompareSettings& settings);

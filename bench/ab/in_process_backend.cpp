@@ -1,5 +1,5 @@
 // The in-process backend: select the variant's device, clear metrics and memory peaks, run
-// the workload once, collect what it reported.
+// the workload once, collect what it reported, and its error when it failed.
 #include "in_process_backend.hpp"
 
 #include <stdexcept>
@@ -20,10 +20,15 @@ RunOutput InProcessBackend::run(const std::string& variant) {
   throw_if_error(dpt_runtime_set_device(runtime, &device), "[device]");
   dpt_runtime_metrics_clear(runtime);
   dpt_runtime_reset_memory_peaks(runtime);
-  throw_if_error(workload_->run(runtime, loaded_.config(), index), "workload `" + loaded_.workload() + "`");
+  dpt_error* error = workload_->run(runtime, loaded_.config(), index);
 
   RunOutput output;
   output.workload = loaded_.workload();
+  if (error != nullptr) {
+    output.failure = RunFailure{dpt_code_name(dpt_error_get_code(error)),
+                                "workload `" + loaded_.workload() + "`: " + dpt_error_get_message(error)};
+    dpt_error_destroy(error);
+  }
   const uint32_t count = dpt_runtime_metric_count(runtime);
   for (uint32_t i = 0; i < count; ++i) {
     dpt_metric metric{};

@@ -1,4 +1,5 @@
-// The fresh-process backend: spawn `dopant run`, read its JSON, report failures with the
+// The fresh-process backend: spawn `dopant run`, read its JSON (a failed run's too, when it
+// exited with status 1 and wrote one naming the error), report any other failure with the
 // child's last lines of stderr.
 #include "process_backend.hpp"
 
@@ -62,16 +63,26 @@ RunOutput ProcessBackend::run(const std::string& variant) {
     argv.emplace_back(word);
   }
   const ChildOutcome outcome = run_child(argv, timeout_seconds_, stderr_path);
-  if (outcome.timed_out || outcome.exit_code != 0) {
+  const auto child_failed = [&] {
     const std::string errors = tail_lines(read_text(stderr_path), 5);
-    throw std::runtime_error("`dopant run` " + describe_outcome(outcome, timeout_seconds_) +
-                             (errors.empty() ? "" : ":\n" + errors));
-  }
+    return std::runtime_error("`dopant run` " + describe_outcome(outcome, timeout_seconds_) +
+                              (errors.empty() ? "" : ":\n" + errors));
+  };
+  // Status 1 is how `dopant run` says the workload failed; its result must then name the error.
+  const bool exited_with_status_1 = !outcome.timed_out && outcome.exit_code == 1;
+  if (outcome.timed_out || (outcome.exit_code != 0 && !exited_with_status_1)) throw child_failed();
+  RunOutput output;
   try {
-    return parse_run_result(read_text(json_path));
+    output = parse_run_result(read_text(json_path));
   } catch (const std::runtime_error& e) {
+    if (exited_with_status_1) throw child_failed();
     throw std::runtime_error("reading the output of `dopant run`: " + std::string(e.what()));
   }
+  if (exited_with_status_1 && !output.failure) throw child_failed();
+  if (!exited_with_status_1 && output.failure) {
+    throw std::runtime_error("reading the output of `dopant run`: it names an error but the run exited with status 0");
+  }
+  return output;
 }
 
 }  // namespace dopant::ab

@@ -1,6 +1,8 @@
 // Runs each repetition in a fresh process: `DOPANT [--plugin-path DIR]... run FILE
 // --variant NAME --repetitions 1 --json TMP`, then reads TMP. The temporary folder lives
-// as long as the backend.
+// as long as the backend. A child that exits with status 1 after writing TMP with an
+// "error" member is a failed run, returned with its failure and the metrics it reported;
+// any other non-zero status, a signal, a timeout or unreadable output throws.
 #pragma once
 
 #include "run_backend.hpp"

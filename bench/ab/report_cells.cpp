@@ -1,10 +1,36 @@
-// Formatting of the comparison cells and the session summary.
+// Formatting of the session summary, the comparison cells and the failed runs, and the
+// widths and wrapping of text.
 #include "report_cells.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 namespace dopant::ab {
+
+size_t display_width(const std::string& text) {
+  return static_cast<size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  }));
+}
+
+std::vector<std::string> wrap_words(const std::string& text, size_t width) {
+  std::vector<std::string> lines;
+  std::string line;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t end = std::min(text.find(' ', start), text.size());
+    const std::string word = text.substr(start, end - start);
+    if (!line.empty() && display_width(line) + 1 + display_width(word) > width) {
+      lines.push_back(line);
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+    start = end + 1;
+  }
+  if (!line.empty()) lines.push_back(line);
+  return lines;
+}
 
 std::string short_number(double value) {
   if (!std::isfinite(value)) return "n/a";
@@ -27,21 +53,48 @@ std::string session_summary(const AbResult& result) {
   return text + rule;
 }
 
+std::string side_cell(const SideSummary& side) {
+  return side.n == 0 ? "no values" : short_number(side.median) + " ± " + short_number(side.mad);
+}
+
 std::vector<std::vector<std::string>> comparison_cells(const AbResult& result) {
   std::vector<std::vector<std::string>> rows;
   rows.push_back({"metric", "unit", "better", "variant", "base median ± MAD", "variant median ± MAD",
                   "ratio [95% CI]", "p", "verdict"});
   for (const MetricResult& metric : result.metrics) {
+    const std::vector<std::string> info{metric.info.name, metric.info.unit,
+                                        metric.info.higher_is_better ? "higher" : "lower"};
+    const auto add_row = [&](std::vector<std::string> cells) {
+      cells.insert(cells.begin(), info.begin(), info.end());
+      rows.push_back(std::move(cells));
+    };
     for (const Comparison& c : metric.comparisons) {
-      rows.push_back({metric.info.name, metric.info.unit, metric.info.higher_is_better ? "higher" : "lower", c.variant,
-                      short_number(c.base.median) + " ± " + short_number(c.base.mad),
-                      short_number(c.candidate.median) + " ± " + short_number(c.candidate.mad),
-                      short_number(c.ratio.ratio) + " [" + short_number(c.ratio.low) + ", " +
-                          short_number(c.ratio.high) + "]",
-                      short_number(c.test.p), verdict_name(c.verdict)});
+      add_row({c.variant, side_cell(c.base), side_cell(c.candidate),
+               short_number(c.ratio.ratio) + " [" + short_number(c.ratio.low) + ", " + short_number(c.ratio.high) + "]",
+               short_number(c.test.p), verdict_name(c.verdict)});
+    }
+    for (const OneSided& pair : metric.not_compared) {
+      add_row({pair.variant, side_cell(pair.base), side_cell(pair.candidate), "n/a", "n/a", kNotCompared});
     }
   }
   return rows;
+}
+
+std::string failure_text(const FailureSummary& summary) {
+  std::string text = "failed " + std::to_string(summary.failed) + "/" + std::to_string(summary.runs) + " runs: ";
+  for (size_t i = 0; i < summary.first_of_each_code.size(); ++i) {
+    const RunFailure& failure = summary.first_of_each_code[i];
+    text += (i ? "; " : "") + failure.code + ": " + failure.message;
+  }
+  return text;
+}
+
+std::vector<std::string> failure_lines(const AbResult& result) {
+  std::vector<std::string> lines;
+  for (const FailureSummary& summary : configurations_with_failures(result.samples)) {
+    lines.push_back(summary.variant + ": " + failure_text(summary));
+  }
+  return lines;
 }
 
 }  // namespace dopant::ab

@@ -1,7 +1,9 @@
 // The JSON report: settings, configurations, the order of runs, each configuration's raw
-// values in run order, and per metric the comparisons against the base.
+// values in run order and failed runs, and per metric the comparisons against the base and
+// the pairs not compared.
 #include "json_text.hpp"
 #include "reports.hpp"
+#include "run_failures.hpp"
 
 #include <dopant/runtime.h>
 
@@ -20,6 +22,22 @@ std::string comparison_json(const Comparison& c) {
          "], \"mann_whitney\": {\"u\": " + json_number(c.test.u) + ", \"p\": " + json_number(c.test.p) +
          ", \"method\": " + json_string(method_name(c.test.method)) + "}, \"verdict\": " +
          json_string(verdict_name(c.verdict)) + "}";
+}
+
+std::string one_sided_json(const OneSided& pair) {
+  return "{\"variant\": " + json_string(pair.variant) + ", \"base\": " + side_json(pair.base) +
+         ", \"candidate\": " + side_json(pair.candidate) + "}";
+}
+
+std::string failures_json(const FailureSummary& summary) {
+  std::string text = "{\"count\": " + std::to_string(summary.failed) + ", \"total\": " + std::to_string(summary.runs) +
+                     ", \"messages\": [";
+  for (size_t i = 0; i < summary.first_of_each_code.size(); ++i) {
+    const RunFailure& failure = summary.first_of_each_code[i];
+    text += std::string(i ? ", " : "") + "{\"code\": " + json_string(failure.code) +
+            ", \"message\": " + json_string(failure.message) + "}";
+  }
+  return text + "]}";
 }
 
 std::string settings_json(const AbSettings& s) {
@@ -47,7 +65,8 @@ std::string render_json(const AbResult& result) {
     const RunRecord& run = samples.runs[i];
     text += std::string(i ? "," : "") + "\n    {\"variant\": " + json_string(run.variant) +
             ", \"warmup\": " + (run.warmup ? "true" : "false") +
-            ", \"repetition\": " + std::to_string(run.repetition) + "}";
+            ", \"repetition\": " + std::to_string(run.repetition) +
+            ", \"failed\": " + (run.failure ? "true" : "false") + "}";
   }
   text += "\n  ],\n  \"samples\": {";
   bool first_variant = true;
@@ -66,6 +85,11 @@ std::string render_json(const AbResult& result) {
     }
     text += "}";
   }
+  text += "\n  },\n  \"failures\": {";
+  for (size_t i = 0; i < samples.variants.size(); ++i) {
+    text += std::string(i ? "," : "") + "\n    " + json_string(samples.variants[i]) + ": " +
+            failures_json(summarize_failures(samples, samples.variants[i]));
+  }
   text += "\n  },\n  \"metrics\": [";
   for (size_t m = 0; m < result.metrics.size(); ++m) {
     const MetricResult& metric = result.metrics[m];
@@ -74,6 +98,10 @@ std::string render_json(const AbResult& result) {
             ", \"better\": " + json_string(metric.info.higher_is_better ? "higher" : "lower") + ", \"comparisons\": [";
     for (size_t c = 0; c < metric.comparisons.size(); ++c) {
       text += std::string(c ? "," : "") + "\n      " + comparison_json(metric.comparisons[c]);
+    }
+    text += "], \"not_compared\": [";
+    for (size_t p = 0; p < metric.not_compared.size(); ++p) {
+      text += std::string(p ? "," : "") + "\n      " + one_sided_json(metric.not_compared[p]);
     }
     text += "]}";
   }

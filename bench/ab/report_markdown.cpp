@@ -1,5 +1,5 @@
-// The Markdown report: a heading, the session summary, the comparison table and the order
-// of runs.
+// The Markdown report: a heading, the session summary, the comparison table, the failed
+// runs as a list, and the order of runs.
 #include "report_cells.hpp"
 #include "reports.hpp"
 
@@ -29,8 +29,13 @@ std::string render_markdown(const AbResult& result) {
   text += markdown_row(rows[0]);
   text += markdown_row(std::vector<std::string>(rows[0].size(), "---"));
   for (size_t i = 1; i < rows.size(); ++i) text += markdown_row(rows[i]);
+  const std::vector<std::string> failures = failure_lines(result);
+  if (!failures.empty()) text += "\nFailed runs:\n\n";
+  for (const std::string& line : failures) text += "- " + escape_cell(line) + "\n";
   text += "\nOrder of runs:";
-  for (const RunRecord& run : result.samples.runs) text += " " + run.variant + (run.warmup ? "(warm-up)" : "");
+  for (const RunRecord& run : result.samples.runs) {
+    text += " " + run.variant + (run.warmup ? "(warm-up)" : "") + (run.failure ? "(failed)" : "");
+  }
   return text + "\n";
 }
 

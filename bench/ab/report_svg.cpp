@@ -1,7 +1,9 @@
 // The SVG chart: one panel per metric stacked top to bottom; in each panel one column per
 // configuration with a box (quartiles, median line, whiskers to min and max) and the
 // measured values as points over it, and under each variant its ratio, interval and
-// verdict. Plain SVG 1.1 with inline attributes only: no scripts, styles or fonts to fetch.
+// verdict, or "not compared" when one side has no values (said under the panel's title).
+// The failed runs of each configuration are listed at the top, under the session's lines.
+// Plain SVG 1.1 with inline attributes only: no scripts, styles or fonts to fetch.
 #include "report_cells.hpp"
 #include "reports.hpp"
 #include "summary_stats.hpp"
@@ -18,7 +20,9 @@ constexpr double kPanelHeight = 300;
 constexpr double kHeaderHeight = 70;
 constexpr double kPlotLeft = 90;
 constexpr double kPlotRight = 700;
-constexpr double kPlotTop = 42;     // within a panel
+constexpr double kFailureLineHeight = 15;
+constexpr size_t kFailureLineWidth = 110;  // characters
+constexpr double kPlotTop = 50;     // within a panel
 constexpr double kPlotBottom = 230;  // within a panel
 const char* const kColors[] = {"#4c78a8", "#f58518", "#54a24b", "#e45756", "#b279a2", "#9d755d"};
 
@@ -82,14 +86,38 @@ Range value_range(const std::vector<const std::vector<double>*>& columns) {
   return {low - pad, high + pad};
 }
 
-// Caption under a variant's column: "×0.82 [0.80, 0.84] improved".
+// Caption under a variant's column: "×0.82 [0.80, 0.84] improved", or "not compared".
 std::string caption(const MetricResult& metric, const std::string& variant) {
   for (const Comparison& c : metric.comparisons) {
     if (c.variant != variant) continue;
     return "×" + short_number(c.ratio.ratio) + " [" + short_number(c.ratio.low) + ", " + short_number(c.ratio.high) +
            "] " + verdict_name(c.verdict);
   }
+  for (const OneSided& pair : metric.not_compared) {
+    if (pair.variant == variant) return kNotCompared;
+  }
   return "";
+}
+
+// Under a panel's title, which pairs lack values on one side: "not compared with offload:
+// base has no values"; empty when every pair was compared.
+std::string not_compared_note(const AbSamples& samples, const MetricResult& metric) {
+  std::string note;
+  for (const OneSided& pair : metric.not_compared) {
+    const std::string& empty_side = pair.base.n == 0 ? samples.variants[0] : pair.variant;
+    note += (note.empty() ? "" : "; ") + std::string(kNotCompared) + " with " + pair.variant + ": " + empty_side +
+            " has no values";
+  }
+  return note;
+}
+
+// The failed runs, wrapped to the chart's width.
+std::vector<std::string> failure_text_lines(const AbResult& result) {
+  std::vector<std::string> lines;
+  for (const std::string& failure : failure_lines(result)) {
+    for (std::string& line : wrap_words(failure, kFailureLineWidth)) lines.push_back(std::move(line));
+  }
+  return lines;
 }
 
 std::string panel(const AbResult& result, const MetricResult& metric, double top) {
@@ -114,6 +142,8 @@ std::string panel(const AbResult& result, const MetricResult& metric, double top
                       metric.info.name + (metric.info.unit.empty() ? "" : " [" + metric.info.unit + "]") + " — " +
                           direction,
                       " font-weight=\"bold\"");
+  const std::string note = not_compared_note(samples, metric);
+  if (!note.empty()) svg += text_element(kPlotLeft, top + 40, "start", 11, note, " fill=\"#b22222\"");
   svg += "<rect x=\"" + fixed(kPlotLeft) + "\" y=\"" + fixed(plot_top) + "\" width=\"" + fixed(kPlotRight - kPlotLeft) +
          "\" height=\"" + fixed(plot_bottom - plot_top) + "\" fill=\"#fafafa\" stroke=\"#999999\"/>\n";
   const double step = tick_step(range.low, range.high);
@@ -160,7 +190,9 @@ std::string panel(const AbResult& result, const MetricResult& metric, double top
 }  // namespace
 
 std::string render_svg(const AbResult& result) {
-  const double height = kHeaderHeight + kPanelHeight * static_cast<double>(std::max<size_t>(result.metrics.size(), 1));
+  const std::vector<std::string> failures = failure_text_lines(result);
+  const double header_height = kHeaderHeight + kFailureLineHeight * static_cast<double>(failures.size());
+  const double height = header_height + kPanelHeight * static_cast<double>(std::max<size_t>(result.metrics.size(), 1));
   std::string svg = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"" + fixed(kWidth) + "\" height=\"" +
          fixed(height) + "\" viewBox=\"0 0 " + fixed(kWidth) + " " + fixed(height) +
@@ -178,8 +210,12 @@ std::string render_svg(const AbResult& result) {
                           short_number(100 * result.settings.compare.bootstrap.confidence) +
                           "% bootstrap CI] and verdict",
                       " fill=\"#555555\"");
+  for (size_t i = 0; i < failures.size(); ++i) {
+    svg += text_element(20, kHeaderHeight + kFailureLineHeight * static_cast<double>(i) + 4, "start", 11, failures[i],
+                        " fill=\"#b22222\"");
+  }
   for (size_t m = 0; m < result.metrics.size(); ++m) {
-    svg += panel(result, result.metrics[m], kHeaderHeight + kPanelHeight * static_cast<double>(m));
+    svg += panel(result, result.metrics[m], header_height + kPanelHeight * static_cast<double>(m));
   }
   return svg + "</svg>\n";
 }

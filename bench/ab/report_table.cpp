@@ -1,20 +1,10 @@
-// The terminal table: the session summary, then aligned columns.
+// The terminal table: the session summary, aligned columns, then the failed runs.
 #include "report_cells.hpp"
 #include "reports.hpp"
 
 #include <algorithm>
 
 namespace dopant::ab {
-namespace {
-
-// Width on a terminal: UTF-8 continuation bytes take no column.
-size_t display_width(const std::string& text) {
-  return static_cast<size_t>(std::count_if(text.begin(), text.end(), [](char c) {
-    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  }));
-}
-
-}  // namespace
 
 std::string render_table(const AbResult& result) {
   const auto rows = comparison_cells(result);
@@ -31,7 +21,10 @@ std::string render_table(const AbResult& result) {
     }
     text += line + "\n";
   }
-  if (rows.size() == 1) text += "  (no metric was reported by both the base and a variant)\n";
+  const bool compared = std::any_of(result.metrics.begin(), result.metrics.end(),
+                                   [](const MetricResult& metric) { return !metric.comparisons.empty(); });
+  if (!compared) text += "  (no metric was reported by both the base and a variant)\n";
+  for (const std::string& line : failure_lines(result)) text += "  " + line + "\n";
   return text;
 }
 

@@ -11,7 +11,9 @@ class RunBackend {
  public:
   virtual ~RunBackend() = default;
   // Runs configuration `variant` ("base" or a [variants.NAME]) once and returns its metrics.
-  // Throws std::runtime_error with the reason when the run fails.
+  // A workload that fails with an error is a result: its code and message in `failure`,
+  // with the metrics reported before it failed. Throws std::runtime_error with the reason
+  // when the run cannot be carried out or its result cannot be read.
   virtual RunOutput run(const std::string& variant) = 0;
 };
 

@@ -27,6 +27,10 @@ RunOutput parse_run_result(std::string_view json_text) {
     value.value = values[0].number();
     output.metrics.push_back(std::move(value));
   }
+  if (document.has("error")) {
+    const JsonValue& error = document.at("error");
+    output.failure = RunFailure{error.at("code").string(), error.at("message").string()};
+  }
   return output;
 }
 

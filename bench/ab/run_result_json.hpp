@@ -1,5 +1,6 @@
 // Reads the file `dopant run FILE --variant NAME --json OUT` writes into a RunOutput: the
-// workload and, per metric, its unit, direction and the single value of the run.
+// workload, per metric its unit, direction and the single value of the run, and the
+// run's failure when the file has an "error": {"code": ..., "message": ...} member.
 #pragma once
 
 #include "ab_data.hpp"

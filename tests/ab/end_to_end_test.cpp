@@ -2,7 +2,10 @@
 // without and with momentum on optimizer-step, through dopant::ab::command_ab in process and
 // in fresh `dopant run` processes, and through `dopant ab` on the command line. Each
 // checks that the JSON holds every metric of the workload, the samples and the order of
-// runs, and that the SVG is well-formed.
+// runs, and that the SVG is well-formed. A variant whose workload fails is a result in both
+// backends; a run that cannot be carried out (killed at --timeout) stops the session with
+// no report written. The shipped examples run as their header comments say: SGD vs Lion,
+// and adamw out of memory vs adamw-chunked-offload fitting under a device memory limit.
 #include "ab_command.hpp"
 #include "json_value.hpp"
 #include "xml_well_formed.hpp"
@@ -11,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -104,21 +108,40 @@ TEST_F(AbEndToEnd, FreshProcesses) {
   check_outputs(3, 1);
 }
 
-TEST_F(AbEndToEnd, NoOutputsWhenARunFails) {
+TEST_F(AbEndToEnd, AFailingVariantIsAResult) {
   std::ofstream(config_, std::ios::app) << "\n[variants.broken.workload]\noutput = \""
                                         << (folder_ / "no-such-folder" / "params.bin").string() << "\"\n";
   for (const bool in_process : {true, false}) {
     std::vector<std::string> args = arguments("2");
     if (in_process) args.push_back("--in-process");
-    try {
-      command_ab(args, DOPANT_CLI, {DOPANT_PLUGIN_BUILD_DIR});
-      ADD_FAILURE() << "the broken variant did not fail";
-    } catch (const std::runtime_error& e) {
-      EXPECT_NE(std::string(e.what()).find("(broken, warm-up 1) failed"), std::string::npos) << e.what();
-    }
-    EXPECT_FALSE(fs::exists(folder_ / "out.json"));
-    EXPECT_FALSE(fs::exists(folder_ / "out.svg"));
+    EXPECT_EQ(command_ab(args, DOPANT_CLI, {DOPANT_PLUGIN_BUILD_DIR}), 0);
+    const JsonValue failures = parse_json(read_text(folder_ / "out.json")).at("failures");
+    EXPECT_EQ(failures.at("base").at("count").number(), 0);
+    EXPECT_EQ(failures.at("momentum").at("count").number(), 0);
+    const JsonValue& broken = failures.at("broken");
+    EXPECT_EQ(broken.at("count").number(), 3) << "in process: " << in_process;
+    EXPECT_EQ(broken.at("total").number(), 3);
+    ASSERT_EQ(broken.at("messages").array().size(), 1u);
+    const std::string message = broken.at("messages").array()[0].at("message").string();
+    EXPECT_NE(message.find("no-such-folder"), std::string::npos) << message;
+    EXPECT_EQ(testing::xml_problem(read_text(folder_ / "out.svg")), "");
+    fs::remove(folder_ / "out.json");
+    fs::remove(folder_ / "out.svg");
   }
+}
+
+TEST_F(AbEndToEnd, NoOutputsWhenARunIsKilled) {
+  std::vector<std::string> args = arguments("2");
+  args.insert(args.end(), {"--timeout", "0.001"});
+  try {
+    command_ab(args, DOPANT_CLI, {DOPANT_PLUGIN_BUILD_DIR});
+    ADD_FAILURE() << "a run finished within 1 ms";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("(base, warm-up 1) failed: `dopant run` timed out"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(fs::exists(folder_ / "out.json"));
+  EXPECT_FALSE(fs::exists(folder_ / "out.svg"));
 }
 
 TEST_F(AbEndToEnd, CommandLine) {
@@ -146,6 +169,55 @@ TEST_F(AbEndToEnd, ShippedSgdVsLionExample) {
   const std::string printed = read_text(log);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << command << "\n" << printed;
   check_outputs(2, 1, "lion");
+}
+
+// Under its [device] memory_limit, the base (adamw) runs out of memory on every run and
+// the variant (adamw-chunked-offload) fits: the session completes, the base's failures are
+// listed, peak_device_bytes (reported by both sides) is compared, and the metrics only the
+// variant reports are listed as not compared.
+TEST_F(AbEndToEnd, ShippedOutOfMemoryVsOffloadExample) {
+  const fs::path log = folder_ / "cli.log";
+  const std::string command = std::string("'") + DOPANT_CLI + "' --plugin-path '" + DOPANT_PLUGIN_BUILD_DIR + "' ab '" +
+                              DOPANT_EXAMPLES_DIR + "/ab/optimizer-offload.toml' --repetitions 2 --json '" +
+                              (folder_ / "out.json").string() + "' --svg '" + (folder_ / "out.svg").string() +
+                              "' > '" + log.string() + "' 2>&1";
+  const int status = std::system(command.c_str());
+  const std::string printed = read_text(log);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << command << "\n" << printed;
+  EXPECT_NE(printed.find("\n  base: failed 3/3 runs: out of memory: "), std::string::npos) << printed;
+
+  const JsonValue json = parse_json(read_text(folder_ / "out.json"));
+  const JsonValue& base_failures = json.at("failures").at("base");
+  EXPECT_EQ(base_failures.at("count").number(), 3);
+  ASSERT_EQ(base_failures.at("messages").array().size(), 1u);
+  EXPECT_EQ(base_failures.at("messages").array()[0].at("code").string(), "out of memory");
+  EXPECT_EQ(json.at("failures").at("offload").at("count").number(), 0);
+  std::vector<std::string> not_compared;
+  bool peak_compared = false;
+  for (const JsonValue& metric : json.at("metrics").array()) {
+    const std::string name = metric.at("name").string();
+    if (name == "peak_device_bytes") {
+      ASSERT_EQ(metric.at("comparisons").array().size(), 1u);
+      const JsonValue& comparison = metric.at("comparisons").array()[0];
+      EXPECT_EQ(comparison.at("base").at("n").number(), 2);
+      EXPECT_EQ(comparison.at("candidate").at("n").number(), 2);
+      EXPECT_GT(comparison.at("ratio").number(), 0);
+      EXPECT_LT(comparison.at("ratio").number(), 0.5);
+      peak_compared = true;
+    }
+    for (const JsonValue& pair : metric.at("not_compared").array()) {
+      EXPECT_EQ(pair.at("base").at("n").number(), 0) << name;
+      EXPECT_EQ(pair.at("candidate").at("n").number(), 2) << name;
+      not_compared.push_back(name);
+    }
+  }
+  EXPECT_TRUE(peak_compared);
+  std::sort(not_compared.begin(), not_compared.end());
+  EXPECT_EQ(not_compared, (std::vector<std::string>{"params_per_second", "step_time"}));
+
+  const std::string svg = read_text(folder_ / "out.svg");
+  EXPECT_EQ(testing::xml_problem(svg), "");
+  EXPECT_NE(svg.find("base: failed 3/3 runs: out of memory"), std::string::npos);
 }
 
 }  // namespace

@@ -1,8 +1,11 @@
 // The fresh-process backend against a fake dopant binary: the arguments it passes, one
-// process per run in the interleaved order, and clear failures for a non-zero exit, a
-// crash, unreadable output and a run past --timeout (killed promptly).
+// process per run in the interleaved order, a run that fails with a reported error taken as
+// a result (and a session that goes on past it), and clear fatal failures for any other
+// non-zero exit, a crash, unreadable output and a run past --timeout (killed promptly).
 #include "ab_session.hpp"
+#include "json_value.hpp"
 #include "process_backend.hpp"
+#include "reports.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -47,7 +50,8 @@ TEST_F(ProcessBackendTest, PassesArgumentsAndReadsTheResult) {
   const std::string expected =
       "--plugin-path /plugins/one --plugin-path /plugins/two run " + config_ + " --variant lion --repetitions 1 --json ";
   EXPECT_EQ(output.workload.rfind(expected, 0), 0u) << output.workload;
-  ASSERT_EQ(output.metrics.size(), 1u);
+  EXPECT_FALSE(output.failure.has_value());
+  ASSERT_EQ(output.metrics.size(), 2u);
   EXPECT_EQ(output.metrics[0].info.name, "value");
   EXPECT_EQ(output.metrics[0].info.unit, "s");
   EXPECT_FALSE(output.metrics[0].info.higher_is_better);
@@ -77,6 +81,27 @@ TEST_F(ProcessBackendTest, ReportsExitStatusAndStderr) {
   EXPECT_NE(failure.find("boom in variant fail"), std::string::npos) << failure;
 }
 
+TEST_F(ProcessBackendTest, ReturnsAReportedFailureWithTheMetricsBeforeIt) {
+  ProcessBackend backend(DOPANT_FAKE_CLI, {}, config_, 10);
+  const RunOutput output = backend.run("oom");
+  ASSERT_TRUE(output.failure.has_value());
+  EXPECT_EQ(output.failure->code, "out of memory");
+  EXPECT_EQ(output.failure->message, "fake dopant: requested 4096 bytes (run 0)");
+  ASSERT_EQ(output.metrics.size(), 1u);
+  EXPECT_EQ(output.metrics[0].info.name, "value");
+}
+
+TEST_F(ProcessBackendTest, StatusOneWithoutAReportedErrorStaysFatal) {
+  const std::string no_result = failure_of("status1");
+  EXPECT_NE(no_result.find("exited with status 1"), std::string::npos) << no_result;
+  EXPECT_NE(no_result.find("refused before running"), std::string::npos) << no_result;
+  const std::string no_error = failure_of("status1-no-error");
+  EXPECT_NE(no_error.find("exited with status 1"), std::string::npos) << no_error;
+  const std::string error_but_success = failure_of("error-status0");
+  EXPECT_NE(error_but_success.find("names an error but the run exited with status 0"), std::string::npos)
+      << error_but_success;
+}
+
 TEST_F(ProcessBackendTest, ReportsCrashAndGarbledOutput) {
   EXPECT_NE(failure_of("crash").find("killed by signal"), std::string::npos) << failure_of("crash");
   EXPECT_NE(failure_of("garbled").find("reading the output of `dopant run`"), std::string::npos);
@@ -102,6 +127,39 @@ TEST_F(ProcessBackendTest, SessionFailureNamesTheRun) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("run 2/4 (fail, repetition 1) failed"), std::string::npos) << e.what();
   }
+}
+
+TEST_F(ProcessBackendTest, SessionGoesOnAfterReportedFailuresAndReportsThem) {
+  ProcessBackend backend(DOPANT_FAKE_CLI, {}, config_, 10);
+  AbResult result;
+  result.settings.repetitions = 3;
+  result.settings.warmups = 1;
+  ProgressLine quiet(false);
+  result.samples = collect_samples(backend, config_, {"base", "oom"}, result.settings, quiet);
+  result.metrics = compare_all(result.samples, result.settings.compare);
+  // Counter values in execution order: A0 B1 | B2 A3 A4 B5 B6 A7; the failed runs' values count.
+  EXPECT_EQ(result.samples.values.at("oom").at("value"), (std::vector<double>{2, 5, 6}));
+  EXPECT_FALSE(result.samples.values.at("oom").count("rate"));
+  ASSERT_EQ(result.metrics.size(), 2u);
+  EXPECT_EQ(result.metrics[0].info.name, "value");
+  ASSERT_EQ(result.metrics[0].comparisons.size(), 1u);
+  EXPECT_EQ(result.metrics[0].comparisons[0].candidate.n, 3u);
+  EXPECT_EQ(result.metrics[1].info.name, "rate");
+  EXPECT_TRUE(result.metrics[1].comparisons.empty());
+  ASSERT_EQ(result.metrics[1].not_compared.size(), 1u);
+  EXPECT_EQ(result.metrics[1].not_compared[0].base.n, 3u);
+  EXPECT_EQ(result.metrics[1].not_compared[0].candidate.n, 0u);
+
+  const std::string table = render_table(result);
+  EXPECT_NE(table.find("oom: failed 4/4 runs: out of memory: fake dopant: requested 4096 bytes (run 1)\n"),
+            std::string::npos)
+      << table;
+  EXPECT_EQ(table.find("base: failed"), std::string::npos) << table;
+  EXPECT_NE(table.find("not compared"), std::string::npos) << table;
+  const JsonValue json = parse_json(render_json(result));
+  EXPECT_EQ(json.at("failures").at("oom").at("count").number(), 4);
+  EXPECT_EQ(json.at("failures").at("oom").at("total").number(), 4);
+  EXPECT_EQ(json.at("failures").at("base").at("count").number(), 0);
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
-// The reports of a synthetic A/B result: JSON parses and holds every metric, the samples in
-// run order and the order of runs; CSV and Markdown have a row per comparison; the table
-// names every metric; the SVG is well-formed XML (own checker, and xmllint when installed)
-// with one panel per metric and one point per sample. Output files are all-or-nothing.
+// The reports of a synthetic A/B result where one variant had failed runs and lacks a
+// metric: JSON parses and holds every metric, the samples in run order, the order of runs,
+// the failures and the pairs not compared; CSV and Markdown have a row per comparison and
+// per pair not compared; every format lists the failed runs; the table names every metric;
+// the SVG is well-formed XML (own checker, and xmllint when installed) with one panel per
+// metric and one point per sample. Output files are all-or-nothing.
 #include "ab_session.hpp"
 #include "atomic_files.hpp"
 #include "json_value.hpp"
@@ -39,7 +41,10 @@ AbResult synthetic_result() {
   s.metrics = {{"step_time", "s", false}, {"params_per_second", "params/s", true}, {"peak <bytes>", "B", false}};
   const std::vector<std::string> order = {"base", "fast", "slow", "slow", "fast", "base",
                                           "base", "fast", "slow", "slow", "fast", "base"};
-  for (size_t i = 0; i < order.size(); ++i) s.runs.push_back(RunRecord{order[i], false, i / 3});
+  for (size_t i = 0; i < order.size(); ++i) s.runs.push_back(RunRecord{order[i], false, i / 3, std::nullopt});
+  s.runs[3].failure = RunFailure{"out of memory", "first"};
+  s.runs[8].failure = RunFailure{"out of memory", "second"};
+  s.runs[9].failure = RunFailure{"invalid argument", "bad <chunk> & size"};
   s.values["base"] = {{"step_time", {1.00, 1.02, 0.99, 1.01}}, {"params_per_second", {100, 98, 101, 99}},
                       {"peak <bytes>", {4096, 4096, 4096, 4096}}};
   s.values["fast"] = {{"step_time", {0.80, 0.81, 0.79, 0.82}}, {"params_per_second", {125, 123, 127, 122}},
@@ -48,6 +53,8 @@ AbResult synthetic_result() {
   result.metrics = compare_all(s, result.settings.compare);
   return result;
 }
+
+const char* const kSlowFailures = "failed 3/4 runs: out of memory: first; invalid argument: bad <chunk> & size";
 
 TEST(Reports, ComparisonsCoverEveryPairWithValues) {
   const AbResult result = synthetic_result();
@@ -58,6 +65,12 @@ TEST(Reports, ComparisonsCoverEveryPairWithValues) {
   EXPECT_EQ(result.metrics[0].comparisons[1].verdict, Verdict::regressed);
   EXPECT_EQ(result.metrics[1].comparisons[0].verdict, Verdict::improved);
   EXPECT_EQ(result.metrics[2].comparisons[0].verdict, Verdict::no_change);
+  ASSERT_EQ(result.metrics[2].not_compared.size(), 1u);
+  EXPECT_EQ(result.metrics[2].not_compared[0].variant, "slow");
+  EXPECT_EQ(result.metrics[2].not_compared[0].base.n, 4u);
+  EXPECT_EQ(result.metrics[2].not_compared[0].base.median, 4096);
+  EXPECT_EQ(result.metrics[2].not_compared[0].candidate.n, 0u);
+  EXPECT_TRUE(result.metrics[0].not_compared.empty());
 }
 
 TEST(Reports, JsonHoldsMetricsSamplesAndOrder) {
@@ -72,6 +85,8 @@ TEST(Reports, JsonHoldsMetricsSamplesAndOrder) {
   ASSERT_EQ(order.size(), result.samples.runs.size());
   EXPECT_EQ(order[1].at("variant").string(), "fast");
   EXPECT_FALSE(order[1].at("warmup").boolean());
+  EXPECT_FALSE(order[1].at("failed").boolean());
+  EXPECT_TRUE(order[3].at("failed").boolean());
   const auto& fast = json.at("samples").at("fast").at("step_time").array();
   ASSERT_EQ(fast.size(), 4u);
   EXPECT_EQ(fast[3].number(), 0.82);
@@ -90,6 +105,30 @@ TEST(Reports, JsonHoldsMetricsSamplesAndOrder) {
     }
   }
   EXPECT_EQ(metrics[1].at("better").string(), "higher");
+  EXPECT_TRUE(metrics[0].at("not_compared").array().empty());
+  const auto& not_compared = metrics[2].at("not_compared").array();
+  ASSERT_EQ(not_compared.size(), 1u);
+  EXPECT_EQ(not_compared[0].at("variant").string(), "slow");
+  EXPECT_EQ(not_compared[0].at("base").at("n").number(), 4);
+  EXPECT_EQ(not_compared[0].at("candidate").at("n").number(), 0);
+  EXPECT_TRUE(not_compared[0].at("candidate").at("median").is(JsonValue::Type::null));
+}
+
+TEST(Reports, JsonHoldsTheFailuresOfEveryConfiguration) {
+  const JsonValue failures = parse_json(render_json(synthetic_result())).at("failures");
+  ASSERT_EQ(failures.object().size(), 3u);
+  EXPECT_EQ(failures.at("base").at("count").number(), 0);
+  EXPECT_EQ(failures.at("base").at("total").number(), 4);
+  EXPECT_TRUE(failures.at("base").at("messages").array().empty());
+  const JsonValue& slow = failures.at("slow");
+  EXPECT_EQ(slow.at("count").number(), 3);
+  EXPECT_EQ(slow.at("total").number(), 4);
+  const auto& messages = slow.at("messages").array();
+  ASSERT_EQ(messages.size(), 2u);
+  EXPECT_EQ(messages[0].at("code").string(), "out of memory");
+  EXPECT_EQ(messages[0].at("message").string(), "first");
+  EXPECT_EQ(messages[1].at("code").string(), "invalid argument");
+  EXPECT_EQ(messages[1].at("message").string(), "bad <chunk> & size");
 }
 
 TEST(Reports, CsvMarkdownAndTableHaveARowPerComparison) {
@@ -99,20 +138,29 @@ TEST(Reports, CsvMarkdownAndTableHaveARowPerComparison) {
   std::string line;
   size_t rows = 0;
   while (std::getline(lines, line)) {
-    EXPECT_EQ(std::count(line.begin(), line.end(), ','), 16) << line;
+    EXPECT_EQ(std::count(line.begin(), line.end(), ','), 18) << line;
     ++rows;
   }
-  EXPECT_EQ(rows, 1u + 5u);
+  EXPECT_EQ(rows, 1u + 5u + 1u);
   EXPECT_NE(csv.find("step_time,s,lower,fast,4,4,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",regressed,," + std::string(kSlowFailures) + "\n"), std::string::npos) << csv;
+  const std::string not_compared_row =
+      "\npeak <bytes>,B,lower,slow,4,0,4096,0,,,,,,,,,not compared,," + std::string(kSlowFailures) + "\n";
+  EXPECT_NE(csv.find(not_compared_row), std::string::npos) << csv;
 
   const std::string markdown = render_markdown(result);
-  EXPECT_EQ(count_of(markdown, "\n| "), 2u + 5u) << markdown;
+  EXPECT_EQ(count_of(markdown, "\n| "), 2u + 5u + 1u) << markdown;
   EXPECT_NE(markdown.find("| --- |"), std::string::npos);
+  EXPECT_NE(markdown.find("\n- slow: " + std::string(kSlowFailures) + "\n"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find(" slow(failed)"), std::string::npos) << markdown;
 
   const std::string table = render_table(result);
   for (const MetricInfo& metric : result.samples.metrics) EXPECT_NE(table.find(metric.name), std::string::npos);
   EXPECT_EQ(count_of(table, "improved"), 2u) << table;
   EXPECT_EQ(count_of(table, "regressed"), 2u) << table;
+  EXPECT_EQ(count_of(table, "not compared"), 1u) << table;
+  EXPECT_NE(table.find("\n  slow: " + std::string(kSlowFailures) + "\n"), std::string::npos) << table;
+  EXPECT_EQ(count_of(table, "failed"), 1u) << table;
 }
 
 TEST(Reports, SvgIsWellFormedWithAPanelPerMetric) {
@@ -122,6 +170,10 @@ TEST(Reports, SvgIsWellFormedWithAPanelPerMetric) {
   EXPECT_EQ(count_of(svg, "<g>"), result.metrics.size());
   EXPECT_EQ(count_of(svg, "<circle "), 12u + 12u + 8u);
   EXPECT_NE(svg.find("peak &lt;bytes&gt;"), std::string::npos);
+  EXPECT_NE(svg.find("slow: failed 3/4 runs: out of memory: first; invalid argument: bad &lt;chunk&gt; &amp; size"),
+            std::string::npos)
+      << svg;
+  EXPECT_EQ(count_of(svg, "not compared with slow: slow has no values"), 1u) << svg;
   EXPECT_NE(svg.find("step_time"), std::string::npos);
   EXPECT_EQ(svg.find("<script"), std::string::npos);
   EXPECT_EQ(svg.find("href"), std::string::npos);

@@ -4,20 +4,21 @@
 #include <dopant/sdk/sdk.hpp>
 
 #include "device_adamw.hpp"
+#include "dopant/adamw_common/hyper_params.hpp"
 
 namespace {
 
 namespace sdk = dopant::sdk;
+namespace adamw_common = dopant::adamw_common;
 
 constexpr const char* kKernelChoices[] = {"auto", "reference", "scalar", "avx2", "avx512"};
 
 constexpr dpt_param_decl kAdamwParams[] = {
-    sdk::float_param("lr", "1e-3", "learning rate").min("0"),
-    sdk::float_param("beta1", "0.9", "decay of the first moment (exp_avg)").range("0", "1"),
-    sdk::float_param("beta2", "0.999", "decay of the second moment (exp_avg_sq)")
-        .range("0", "1"),
-    sdk::float_param("eps", "1e-8", "added to the denominator").min("0"),
-    sdk::float_param("weight_decay", "1e-2", "decoupled weight decay").min("0"),
+    adamw_common::kLrParam,
+    adamw_common::kBeta1Param,
+    adamw_common::kBeta2Param,
+    adamw_common::kEpsParam,
+    adamw_common::kWeightDecayParam,
     sdk::enum_param("kernel", "auto", kKernelChoices,
                     "CPU kernel variant; auto: the fastest this CPU runs, or "
                     "DOPANT_ADAMW_KERNEL when set"),

@@ -1,8 +1,8 @@
 // DeviceAdamW: torch.optim.AdamW with every state tensor (exp_avg, exp_avg_sq and, for bf16
 // and fp16 parameters, fp32 master weights) in the run's device memory. On a CPU run the
 // update runs on host->parallel_for with the dopant_adamw_kernels CPU variant; on a GPU run
-// it is one multi-tensor CUDA launch per group and dtype. Both give the kernel reference's
-// bits, which are PyTorch 1.13's.
+// it is one multi-tensor CUDA launch per run of tensors with the same dtype and step
+// scalars. Both give the kernel reference's bits, which are PyTorch 1.13's.
 #pragma once
 
 #include <dopant/sdk/sdk.hpp>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "dopant/adamw/kernels.hpp"
+#include "dopant/adamw_common/group_hyper.hpp"
 
 namespace dopant::adamw_plugin {
 
@@ -26,10 +27,6 @@ class DeviceAdamW {
   dpt_optimizer_memory memory() const;
 
  private:
-  struct Hyper {
-    double lr, beta1, beta2, eps, weight_decay;
-  };
-
   // One parameter tensor: borrowed parameter and gradient, owned device state.
   struct Tensor {
     std::string name;
@@ -60,8 +57,8 @@ class DeviceAdamW {
   bool on_gpu_;
   dpt_stream* last_stream_ = nullptr;  // where the last GPU step was queued
   adamw::Variant cpu_variant_;
-  Hyper defaults_;
-  std::vector<Hyper> groups_;
+  adamw_common::GroupHyper defaults_;
+  std::vector<adamw_common::GroupHyper> groups_;
   std::vector<Tensor> tensors_;
 };
 

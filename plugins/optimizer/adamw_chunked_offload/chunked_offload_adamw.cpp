@@ -9,11 +9,14 @@
 #include <utility>
 
 #include "cpu_pipeline.hpp"
+#include "dopant/adamw_common/param_checks.hpp"
+#include "dopant/adamw_common/state_copy.hpp"
 #include "offload_choice.hpp"
-#include "param_checks.hpp"
 
 namespace dopant::adamw_offload {
 namespace {
+
+using adamw_common::copy_now;
 
 uint64_t total_bytes(const std::vector<ImageLayout>& images) {
   uint64_t total = 0;
@@ -23,14 +26,6 @@ uint64_t total_bytes(const std::vector<ImageLayout>& images) {
 
 sdk::Allocation allocate(const dpt_host* host, dpt_memory_kind kind, uint64_t bytes) {
   return bytes == 0 ? sdk::Allocation() : sdk::Allocation(host, kind, bytes);
-}
-
-// Copies `bytes` between host memory and memory of `kind`, complete when it returns.
-void copy_now(const dpt_host* host, void* dst, dpt_memory_kind dst_kind, const void* src,
-              dpt_memory_kind src_kind, uint64_t bytes) {
-  if (bytes == 0) return;
-  sdk::check(host, host->copy(host, dst, dst_kind, src, src_kind, bytes, nullptr));
-  sdk::check(host, host->stream_synchronize(host, nullptr));
 }
 
 // Sets `bytes` at `memory` to zero: directly in (pinned) host memory, through copies of a
@@ -53,8 +48,7 @@ ChunkedOffloadAdamW::ChunkedOffloadAdamW(const dpt_host* host, const sdk::Config
     : host_(host),
       on_gpu_(host->device_is_gpu(host, nullptr) != 0),
       cpu_variant_(adamw::active_variant()),
-      defaults_{config.get_float("lr"), config.get_float("beta1"), config.get_float("beta2"),
-                config.get_float("eps"), config.get_float("weight_decay")},
+      defaults_(adamw_common::GroupHyper::configured(config)),
       chunk_bytes_(config.get_size("chunk")),
       offload_fraction_(config.get_float("offload_fraction")) {
 #ifdef DOPANT_ADAMW_HAVE_CUDA
@@ -67,7 +61,7 @@ ChunkedOffloadAdamW::ChunkedOffloadAdamW(const dpt_host* host, const sdk::Config
 void ChunkedOffloadAdamW::add_param_group(const dpt_param_group& group) {
   std::unordered_set<std::string> taken;
   for (const Tensor& t : tensors_) taken.insert(t.name);
-  check_group(group, taken, on_gpu_);
+  adamw_common::check_group(group, taken, on_gpu_);
 
   const size_t first = tensors_.size();
   std::vector<Tensor> added;
@@ -77,7 +71,7 @@ void ChunkedOffloadAdamW::add_param_group(const dpt_param_group& group) {
     const std::string name = group.tensor_names[i];
     Tensor t{name,
              groups_.size(),
-             param_dtype(name, param),
+             adamw_common::param_dtype(name, param),
              sdk::data_as<void>(param),
              sdk::data_as<const void>(group.grads[i]),
              static_cast<uint64_t>(sdk::element_count(param)),
@@ -108,7 +102,7 @@ void ChunkedOffloadAdamW::add_param_group(const dpt_param_group& group) {
     }
   }
 
-  groups_.push_back(GroupHyper::resolve(group, defaults_));
+  groups_.push_back(adamw_common::GroupHyper::resolve(group, defaults_));
   for (Tensor& t : added) tensors_.push_back(std::move(t));
   place_images(std::move(streamed), DPT_MEMORY_PINNED_HOST, host_memory, true);
   place_images(std::move(resident), DPT_MEMORY_DEVICE, device_memory, false);
@@ -139,13 +133,9 @@ void ChunkedOffloadAdamW::initialize_state(size_t first_tensor) {
   for (size_t i = first_tensor; i < tensors_.size(); ++i) {
     const Tensor& t = tensors_[i];
     if (t.dtype == adamw::ParamDtype::f32) continue;
-    // master = the parameter, widened exactly
-    std::vector<uint16_t> narrow(t.count);
-    copy_now(host_, narrow.data(), DPT_MEMORY_HOST, t.param, DPT_MEMORY_DEVICE,
-             t.count * sizeof(uint16_t));
-    std::vector<float> wide(t.count);
-    adamw::widen_to_float(cpu_variant_, t.dtype, narrow.data(), wide.data(), t.count);
-    write_array(t, StateArray::master, wide.data());
+    const std::vector<float> master =
+        adamw_common::download_widened(host_, cpu_variant_, t.dtype, t.param, t.count);
+    write_array(t, adamw_common::StateArray::master, master.data());
   }
 }
 
@@ -170,7 +160,7 @@ void ChunkedOffloadAdamW::build_work() {
 }
 
 void ChunkedOffloadAdamW::step(const dpt_step_args& args, dpt_stream* stream) {
-  check_step_args(args);
+  adamw_common::check_step_args(args);
   for (size_t i = 0; i < tensors_.size(); ++i) {
     const Tensor& t = tensors_[i];
     work_.scalars[i] = adamw::make_step_scalars(groups_[t.group].at_step(t.step + 1, args));
@@ -192,7 +182,8 @@ const ChunkedOffloadAdamW::StateImage& ChunkedOffloadAdamW::image_of(
   return (part.streamed ? streamed_ : resident_)[part.image];
 }
 
-void ChunkedOffloadAdamW::read_array(const Tensor& t, StateArray array, float* out) const {
+void ChunkedOffloadAdamW::read_array(const Tensor& t, adamw_common::StateArray array,
+                                     float* out) const {
   for (const StatePart& part : t.parts) {
     const StateImage& image = image_of(part);
     const Segment& s = image.layout.segments[part.segment];
@@ -202,7 +193,8 @@ void ChunkedOffloadAdamW::read_array(const Tensor& t, StateArray array, float* o
   }
 }
 
-void ChunkedOffloadAdamW::write_array(const Tensor& t, StateArray array, const float* in) {
+void ChunkedOffloadAdamW::write_array(const Tensor& t, adamw_common::StateArray array,
+                                      const float* in) {
   for (const StatePart& part : t.parts) {
     const StateImage& image = image_of(part);
     const Segment& s = image.layout.segments[part.segment];
@@ -220,22 +212,23 @@ void ChunkedOffloadAdamW::wait_for_copies() const {
 void ChunkedOffloadAdamW::export_state(const sdk::StateVisitor& visit) const {
   wait_for_copies();
   for (const Tensor& t : tensors_) {
-    HostState state{t.step, t.arrays() == 3, std::vector<float>(t.count),
-                    std::vector<float>(t.count), {}};
-    read_array(t, StateArray::exp_avg, state.exp_avg.data());
-    read_array(t, StateArray::exp_avg_sq, state.exp_avg_sq.data());
+    adamw_common::HostState state{t.step, t.arrays() == 3, std::vector<float>(t.count),
+                                  std::vector<float>(t.count), {}};
+    read_array(t, adamw_common::StateArray::exp_avg, state.exp_avg.data());
+    read_array(t, adamw_common::StateArray::exp_avg_sq, state.exp_avg_sq.data());
     if (state.has_master) {
       state.master.resize(t.count);
-      read_array(t, StateArray::master, state.master.data());
+      read_array(t, adamw_common::StateArray::master, state.master.data());
     }
-    visit_torch_state(visit, t.name, t.shape, state);
+    adamw_common::visit_torch_state(visit, t.name, t.shape, state);
   }
 }
 
 void ChunkedOffloadAdamW::import_state(const char* tensor_name, const char* state,
                                        const DLTensor& value) {
   Tensor& t = find(tensor_name);
-  const ImportTarget target = parse_import(t.name, state, value, t.count, t.arrays());
+  const adamw_common::ImportTarget target =
+      adamw_common::parse_import(t.name, state, value, t.count, t.arrays());
   if (target.is_step) {
     t.step = target.step;
     return;

@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "dopant/adamw/kernels.hpp"
-#include "group_hyper.hpp"
+#include "dopant/adamw_common/group_hyper.hpp"
+#include "dopant/adamw_common/torch_state.hpp"
 #include "state_layout.hpp"
 #include "step_work.hpp"
-#include "torch_state.hpp"
 #ifdef DOPANT_ADAMW_HAVE_CUDA
 #include "cuda_pipeline.hpp"
 #endif
@@ -68,18 +68,18 @@ class ChunkedOffloadAdamW {
   void initialize_state(size_t first_tensor);
   void build_work();
   const StateImage& image_of(const StatePart& part) const;
-  void read_array(const Tensor& t, StateArray array, float* out) const;
-  void write_array(const Tensor& t, StateArray array, const float* in);
+  void read_array(const Tensor& t, adamw_common::StateArray array, float* out) const;
+  void write_array(const Tensor& t, adamw_common::StateArray array, const float* in);
   void wait_for_copies() const;
   Tensor& find(const char* name);
 
   const dpt_host* host_;
   bool on_gpu_;
   adamw::Variant cpu_variant_;
-  GroupHyper defaults_;
+  adamw_common::GroupHyper defaults_;
   uint64_t chunk_bytes_;
   double offload_fraction_;
-  std::vector<GroupHyper> groups_;
+  std::vector<adamw_common::GroupHyper> groups_;
   std::vector<Tensor> tensors_;
   std::vector<StateImage> streamed_;   // pinned host homes, streamed in this order each step
   std::vector<StateImage> resident_;   // device memory, updated in place

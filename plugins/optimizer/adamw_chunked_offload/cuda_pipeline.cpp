@@ -3,7 +3,6 @@
 
 #include <dopant/sdk/errors.hpp>
 
-#include <cstring>
 #include <vector>
 
 #include "dopant/adamw/cuda_step.hpp"
@@ -11,25 +10,16 @@
 namespace dopant::adamw_offload {
 namespace {
 
-// Launches the updates of `image`, whose state is at `base`, on `native`: one launch per
-// run of consecutive segments with the same dtype and step scalars.
+// Launches the updates of `image`, whose state is at `base`, on `native` (launch_batched:
+// one launch per run of consecutive segments with the same dtype and step scalars).
 void launch_image(const ImageWork& image, std::byte* base,
                   const std::vector<adamw::StepScalars>& scalars, void* native) {
-  std::vector<adamw::cuda::DeviceTensor> batch;
-  const auto same = [&](const SegmentUpdate& a, const SegmentUpdate& b) {
-    return a.dtype == b.dtype &&
-           std::memcmp(&scalars[a.scalars], &scalars[b.scalars], sizeof(adamw::StepScalars)) == 0;
-  };
-  for (size_t i = 0; i < image.segments.size(); ++i) {
-    const SegmentUpdate& segment = image.segments[i];
-    if (segment.count != 0) batch.push_back({segment.refs(base), segment.count});
-    const bool last = i + 1 == image.segments.size() || !same(segment, image.segments[i + 1]);
-    if (last && !batch.empty()) {
-      adamw::cuda::launch_step(segment.dtype, scalars[segment.scalars], batch.data(),
-                               batch.size(), native);
-      batch.clear();
-    }
+  std::vector<adamw::cuda::BatchedTensor> updates;
+  updates.reserve(image.segments.size());
+  for (const SegmentUpdate& s : image.segments) {
+    updates.push_back({s.dtype, scalars[s.scalars], {s.refs(base), s.count}});
   }
+  adamw::cuda::launch_batched(updates.data(), updates.size(), native);
 }
 
 }  // namespace

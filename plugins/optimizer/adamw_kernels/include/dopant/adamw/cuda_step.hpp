@@ -33,6 +33,18 @@ inline constexpr size_t kMaxChunksPerLaunch = 320;
 void launch_step(ParamDtype type, const StepScalars& scalars, const DeviceTensor* tensors,
                  size_t count, void* stream);
 
+// One tensor's update in a launch_batched list.
+struct BatchedTensor {
+  ParamDtype type;
+  StepScalars scalars;
+  DeviceTensor tensor;
+};
+
+// Queues the updates of `count` tensors on `stream` as launch_step does, with one launch_step
+// per run of consecutive tensors of the same dtype and bit-identical scalars; tensors of no
+// elements are left out.
+void launch_batched(const BatchedTensor* tensors, size_t count, void* stream);
+
 // Whether the CUDA runtime sees at least one device.
 bool device_available();
 

@@ -1,10 +1,10 @@
 // visit_torch_state and parse_import (see torch_state.hpp).
-#include "torch_state.hpp"
+#include "dopant/adamw_common/torch_state.hpp"
 
 #include <cmath>
 #include <cstring>
 
-namespace dopant::adamw_offload {
+namespace dopant::adamw_common {
 
 void visit_torch_state(const sdk::StateVisitor& visit, const std::string& name,
                        const std::vector<int64_t>& shape, const HostState& state) {
@@ -56,4 +56,4 @@ ImportTarget parse_import(const std::string& name, const char* state, const DLTe
   return target;
 }
 
-}  // namespace dopant::adamw_offload
+}  // namespace dopant::adamw_common

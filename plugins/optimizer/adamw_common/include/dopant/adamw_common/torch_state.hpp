@@ -1,7 +1,6 @@
 // AdamW state under PyTorch's names, as both AdamW plugins export and import it: "step" (a
 // 0-d fp32 tensor, as torch.optim.AdamW keeps it), "exp_avg", "exp_avg_sq" and, for bf16
 // and fp16 parameters, "master" (fp32 master weights), each shaped like the parameter.
-// Written to move into dopant_adamw_kernels with `adamw`'s export_state/import_state.
 #pragma once
 
 #include <dopant/sdk/sdk.hpp>
@@ -10,9 +9,9 @@
 #include <string>
 #include <vector>
 
-namespace dopant::adamw_offload {
+namespace dopant::adamw_common {
 
-// The state arrays of one tensor, in the order of a state image (state_layout.hpp).
+// The state arrays of one tensor, in this order wherever a plugin keeps them together.
 enum class StateArray : uint32_t { exp_avg = 0, exp_avg_sq = 1, master = 2 };
 
 // One tensor's state in host memory, [count] fp32 each; no master for fp32 tensors.
@@ -41,4 +40,4 @@ struct ImportTarget {
 ImportTarget parse_import(const std::string& name, const char* state, const DLTensor& value,
                           uint64_t count, uint32_t arrays);
 
-}  // namespace dopant::adamw_offload
+}  // namespace dopant::adamw_common

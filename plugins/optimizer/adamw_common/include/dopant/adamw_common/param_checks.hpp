@@ -1,17 +1,15 @@
 // Checks of what an AdamW plugin is handed: a param group's tensors and the step arguments,
-// each failure an sdk::Error naming the tensor. Written for both AdamW plugins (`adamw` has
-// the same checks in device_adamw.cpp), to move into dopant_adamw_kernels.
+// each failure an sdk::Error naming the tensor.
 #pragma once
 
 #include <dopant/sdk/sdk.hpp>
 
 #include <string>
 #include <unordered_set>
-#include <vector>
 
 #include "dopant/adamw/kernels.hpp"
 
-namespace dopant::adamw_offload {
+namespace dopant::adamw_common {
 
 // The parameter format of `param`; DPT_INVALID_ARGUMENT for anything but fp32, bf16, fp16.
 adamw::ParamDtype param_dtype(const std::string& name, const DLTensor& param);
@@ -25,4 +23,4 @@ void check_group(const dpt_param_group& group, const std::unordered_set<std::str
 // grad_scale must be positive and finite, lr_scale finite.
 void check_step_args(const dpt_step_args& args);
 
-}  // namespace dopant::adamw_offload
+}  // namespace dopant::adamw_common

@@ -1,9 +1,9 @@
 // param_dtype, check_group, check_step_args (see param_checks.hpp).
-#include "param_checks.hpp"
+#include "dopant/adamw_common/param_checks.hpp"
 
 #include <cmath>
 
-namespace dopant::adamw_offload {
+namespace dopant::adamw_common {
 namespace {
 
 void check_tensor(const std::string& name, const DLTensor& param, const DLTensor& grad,
@@ -57,4 +57,4 @@ void check_step_args(const dpt_step_args& args) {
   sdk::require(std::isfinite(args.lr_scale), "step: lr_scale must be finite");
 }
 
-}  // namespace dopant::adamw_offload
+}  // namespace dopant::adamw_common

@@ -1,9 +1,9 @@
-// GroupHyper::resolve and GroupHyper::at_step (see group_hyper.hpp).
-#include "group_hyper.hpp"
+// GroupHyper::configured, resolve and at_step (see group_hyper.hpp).
+#include "dopant/adamw_common/group_hyper.hpp"
 
 #include <cmath>
 
-namespace dopant::adamw_offload {
+namespace dopant::adamw_common {
 namespace {
 
 double configured_or(double group_value, double configured) {
@@ -11,6 +11,12 @@ double configured_or(double group_value, double configured) {
 }
 
 }  // namespace
+
+GroupHyper GroupHyper::configured(const sdk::Config& config) {
+  return GroupHyper{config.get_float("lr"), config.get_float("beta1"),
+                    config.get_float("beta2"), config.get_float("eps"),
+                    config.get_float("weight_decay")};
+}
 
 GroupHyper GroupHyper::resolve(const dpt_param_group& group, const GroupHyper& configured) {
   return GroupHyper{configured_or(group.lr, configured.lr),
@@ -26,4 +32,4 @@ adamw::StepHyper GroupHyper::at_step(uint64_t step, const dpt_step_args& args) c
                           .lr_scale = args.lr_scale, .grad_scale = args.grad_scale};
 }
 
-}  // namespace dopant::adamw_offload
+}  // namespace dopant::adamw_common

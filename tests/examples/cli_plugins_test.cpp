@@ -3,6 +3,8 @@
 // type, default and one-line doc, read back from the plugin's own declarations.
 #include <dopant/runtime.h>
 #include <gtest/gtest.h>
+
+#include "command_output.hpp"
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -12,24 +14,17 @@
 
 namespace {
 
-std::pair<std::string, int> run(const std::string& command) {
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  std::string out;
-  char buffer[4096];
-  while (size_t n = fread(buffer, 1, sizeof buffer, pipe.get())) out.append(buffer, n);
-  const int status = pclose(pipe.release());
-  return {out, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
-}
+using dopant::testing_support::command_output;
 
 std::string cli() { return std::string("'") + DOPANT_CLI + "' --plugin-path '" + DOPANT_PLUGIN_BUILD_DIR + "' "; }
 
 TEST(CliPlugins, ListNamesEveryBuiltPluginWithItsKind) {
-  const auto [text, status] = run(cli() + "plugins list");
+  const auto [text, status] = command_output(cli() + "plugins list");
   ASSERT_EQ(status, 0) << text;
   EXPECT_NE(text.find("c-sgd"), std::string::npos) << text;
   EXPECT_NE(text.find(DPT_KIND_OPTIMIZER), std::string::npos) << text;
 
-  const auto [json, json_status] = run(cli() + "plugins list --json");
+  const auto [json, json_status] = command_output(cli() + "plugins list --json");
   ASSERT_EQ(json_status, 0) << json;
   EXPECT_EQ(json.front(), '[') << json;
   EXPECT_NE(json.find("\"id\": \"c-sgd\", \"kind\": \"dopant.optimizer/1\""), std::string::npos) << json;
@@ -45,7 +40,7 @@ TEST(CliPlugins, DescribeShowsEveryParameterWithTypeDefaultAndDoc) {
   const dpt_plugin_info* info = dpt_runtime_find_plugin(runtime, "c-sgd");
   ASSERT_NE(info, nullptr);
 
-  const auto [text, status] = run(cli() + "plugins describe c-sgd");
+  const auto [text, status] = command_output(cli() + "plugins describe c-sgd");
   ASSERT_EQ(status, 0) << text;
   const char* types[] = {"bool", "int", "float", "string", "size", "enum"};
   ASSERT_GT(info->descriptor->param_count, 0u);
@@ -66,7 +61,7 @@ TEST(CliPlugins, DescribeShowsEveryParameterWithTypeDefaultAndDoc) {
   }
   dpt_runtime_destroy(runtime);
 
-  const auto [missing, missing_status] = run(cli() + "plugins describe c-sdg 2>&1");
+  const auto [missing, missing_status] = command_output(cli() + "plugins describe c-sdg 2>&1");
   EXPECT_EQ(missing_status, 2);
   EXPECT_NE(missing.find("no plugin `c-sdg`"), std::string::npos) << missing;
 }

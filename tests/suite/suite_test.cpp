@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "command_output.hpp"
+
 #include <cstdio>
 #include <memory>
 #include <sstream>
@@ -13,6 +15,8 @@
 
 namespace dopant::suite {
 namespace {
+
+using dopant::testing_support::command_output;
 
 TEST(SuiteEntries, ScalePlaceholdersAreReplaced) {
   EXPECT_EQ(scaled_run_file("params = {scale:16000000}\nsteps = {scale:3}", 0.01), "params = 160000\nsteps = 1");
@@ -26,16 +30,6 @@ TEST(SuiteEntries, EveryKindHasOneEntry) {
   EXPECT_EQ(kinds, (std::vector<std::string>{"optimizer", "router", "sandbox", "checkpoint", "parallel"}));
 }
 
-// Runs a shell command and returns its standard output and exit status.
-std::pair<std::string, int> run(const std::string& command) {
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  std::string out;
-  char buffer[4096];
-  while (size_t n = fread(buffer, 1, sizeof buffer, pipe.get())) out.append(buffer, n);
-  const int status = pclose(pipe.release());
-  return {out, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
-}
-
 // The table row of `kind`: the last line that starts with it.
 std::string table_row(const std::string& out, const std::string& kind) {
   std::istringstream lines(out);
@@ -47,7 +41,7 @@ std::string table_row(const std::string& out, const std::string& kind) {
 }
 
 TEST(Suite, NoArgumentsPrintsTheTableAndExitsZero) {
-  const auto [out, status] = run(std::string("DOPANT_SUITE_SCALE=0.005 '") + DOPANT_CLI + "' 2>&1");
+  const auto [out, status] = command_output(std::string("DOPANT_SUITE_SCALE=0.005 '") + DOPANT_CLI + "' 2>&1");
   ASSERT_EQ(status, 0) << out;
   EXPECT_NE(out.find("KIND"), std::string::npos) << out;
   EXPECT_NE(out.find("VERDICT"), std::string::npos) << out;

@@ -46,6 +46,10 @@ DPT_API dpt_error* dpt_runtime_create(const dpt_runtime_options* options, dpt_ru
   given.struct_size = sizeof given;
   given.log_level = DPT_LOG_WARN;
   if (options != nullptr) {
+    if (options->struct_size < DPT_STRUCT_SIZE(dpt_runtime_options, plugin_path)) {
+      return dopant::make_error(DPT_INVALID_ARGUMENT, "dpt_runtime_create: options.struct_size " +
+                                                          std::to_string(options->struct_size) + " is too small");
+    }
     std::memcpy(reinterpret_cast<char*>(&given) + sizeof(uint32_t), reinterpret_cast<const char*>(options) + sizeof(uint32_t),
                 std::min<size_t>(options->struct_size, sizeof given) - sizeof(uint32_t));
   }

@@ -35,8 +35,6 @@ std::string one_line(std::string_view text) {
 }
 
 std::string quote_name(std::string_view name) {
-  // Appending (rather than "`" + temporary) also keeps GCC 12's -Wrestrict false positive
-  // on operator+(const char*, string&&) away at -O3.
   std::string out = "`";
   if (name.size() <= kMaxQuotedChars) {
     out += one_line(name);

@@ -11,5 +11,9 @@ install(FILES
   "${CMAKE_CURRENT_BINARY_DIR}/dopantConfigVersion.cmake"
   cmake/DopantPlugin.cmake cmake/plugin.map
   DESTINATION "${DOPANT_CMAKE_DIR}")
+# The .pc file finds its prefix relative to itself, so an install moved or made with
+# `cmake --install --prefix` stays correct.
+file(RELATIVE_PATH DOPANT_PC_TO_PREFIX "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
+string(REGEX REPLACE "/$" "" DOPANT_PC_TO_PREFIX "${DOPANT_PC_TO_PREFIX}")
 configure_file(cmake/dopant.pc.in "${CMAKE_CURRENT_BINARY_DIR}/dopant.pc" @ONLY)
 install(FILES "${CMAKE_CURRENT_BINARY_DIR}/dopant.pc" DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")

@@ -36,3 +36,22 @@ execute_process(COMMAND "${CHECKER}" ${plugin} "${prefix}/bin/dopant" RESULT_VAR
 if(NOT status EQUAL 0)
   message(FATAL_ERROR "the Lion reference test failed on ${plugin}")
 endif()
+
+# Embedding from C through pkg-config: the installed dopant.pc must point into the prefix
+# it was installed to, and a program built with its flags must find the installed plugins.
+find_program(PKG_CONFIG pkg-config REQUIRED)
+set(ENV{PKG_CONFIG_PATH} "${prefix}/lib/pkgconfig")
+execute_process(COMMAND ${PKG_CONFIG} --cflags --libs dopant OUTPUT_VARIABLE flags RESULT_VARIABLE status
+                OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "pkg-config does not find dopant.pc under ${prefix}")
+endif()
+separate_arguments(flags UNIX_COMMAND "${flags}")
+run_step("build examples/embedding/list_plugins.c with pkg-config flags"
+  cc -std=c11 -Wall -Wextra -Werror "${EXAMPLE_DIR}/../embedding/list_plugins.c" ${flags}
+  -Wl,-rpath,${prefix}/lib -o "${WORK_DIR}/list_plugins")
+execute_process(COMMAND "${WORK_DIR}/list_plugins" OUTPUT_VARIABLE listed RESULT_VARIABLE status)
+if(NOT status EQUAL 0 OR NOT listed MATCHES "c-sgd dopant\\.optimizer/1")
+  message(FATAL_ERROR "the embedding example did not list the installed c-sgd plugin:\n${listed}")
+endif()
+message(STATUS "embedding through pkg-config: ok")

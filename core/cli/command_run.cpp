@@ -4,7 +4,7 @@
 // with the error, and the exit status is 1.
 #include "commands.hpp"
 #include "json_writer.hpp"
-#include "workloads.hpp"
+#include "repetition.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -55,41 +55,27 @@ uint32_t find_variant(const dpt_run_config* config, const std::string& name) {
   throw std::invalid_argument("--variant: no variant `" + name + "` (have: " + known + ")");
 }
 
-struct RunFailure {
-  std::string code;  // dpt_code_name: "out of memory"
-  std::string message;
-};
+using workloads::RepetitionFailure;
 
 // Runs one repetition and appends its metrics, in the order first reported — also those a
 // failing run reported before it failed. Returns the failure, if any.
-std::optional<RunFailure> run_once(dpt_runtime* runtime, const dpt_run_config* config, uint32_t variant,
-                                   const workloads::Workload& workload, std::vector<std::string>& order,
-                                   std::map<std::string, MetricSeries>& series) {
-  dpt_runtime_metrics_clear(runtime);
-  dpt_runtime_reset_memory_peaks(runtime);
-  std::optional<RunFailure> failure;
-  if (dpt_error* error = workload.run(runtime, config, variant)) {
-    failure = RunFailure{dpt_code_name(dpt_error_get_code(error)),
-                         "workload `" + std::string(workload.decl->name) + "`: " + dpt_error_get_message(error)};
-    dpt_error_destroy(error);
-  }
-  const uint32_t count = dpt_runtime_metric_count(runtime);
-  for (uint32_t i = 0; i < count; ++i) {
-    dpt_metric metric{};
-    metric.struct_size = sizeof metric;
-    dpt_runtime_metric_get(runtime, i, &metric);
+std::optional<RepetitionFailure> run_once(dpt_runtime* runtime, const dpt_run_config* config, uint32_t variant,
+                                          const workloads::Workload& workload, std::vector<std::string>& order,
+                                          std::map<std::string, MetricSeries>& series) {
+  workloads::Repetition repetition = workloads::run_repetition(runtime, config, variant, workload);
+  for (const workloads::MeasuredMetric& metric : repetition.metrics) {
     auto [slot, inserted] = series.try_emplace(metric.name);
     if (inserted) order.push_back(metric.name);
     slot->second.unit = metric.unit;
     slot->second.better = metric.better;
     slot->second.values.push_back(metric.value);
   }
-  return failure;
+  return repetition.failure;
 }
 
 void write_json(const std::string& path, const std::string& file, const std::string& workload,
                 const std::string& variant, const std::vector<std::string>& order,
-                const std::map<std::string, MetricSeries>& series, const std::optional<RunFailure>& failure) {
+                const std::map<std::string, MetricSeries>& series, const std::optional<RepetitionFailure>& failure) {
   const std::string temporary = path + ".tmp";
   {
     std::ofstream out(temporary);
@@ -158,7 +144,7 @@ int command_run(const Options& options) {
   const std::string name = dpt_run_config_variant_name(config, variant);
   std::vector<std::string> order;
   std::map<std::string, MetricSeries> series;
-  std::optional<RunFailure> failure;
+  std::optional<RepetitionFailure> failure;
   uint32_t ran = 0;
   while (ran < repetitions && !failure) {
     failure = run_once(runtime.get(), config, variant, *workload, order, series);

@@ -29,7 +29,7 @@ class TinyOptimizer {
 
 using Adapter = sdk::OptimizerAdapter<TinyOptimizer>;
 
-const dpt_step_args kArgs{DPT_STEP_ARGS_SIZE_1_0, nullptr, 1.0, 1.0};
+const dpt_step_args kArgs = DPT_STEP_ARGS_INIT;
 
 void direct_call(benchmark::State& state) {
   TinyOptimizer optimizer(nullptr, sdk::Config(nullptr, nullptr));

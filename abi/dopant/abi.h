@@ -1,4 +1,6 @@
-/* dopant ABI — umbrella header: everything a plugin may include. */
+/* dopant ABI — umbrella header: the stable ABI. Draft kinds (abi/dopant/draft/) are not
+ * part of it: a file that uses one includes its header by name, <dopant/draft/router.h>,
+ * so that depending on a draft is always visible. */
 #ifndef DOPANT_ABI_H
 #define DOPANT_ABI_H
 
@@ -6,9 +8,5 @@
 #include "host.h"
 #include "plugin.h"
 #include "optimizer.h"
-#include "router.h"
-#include "parallel.h"
-#include "sandbox.h"
-#include "checkpoint.h"
 
 #endif /* DOPANT_ABI_H */

@@ -19,7 +19,7 @@
 /* The ABI major is part of the entry symbol and of every kind id; the minor is one
  * increasing integer. See abi/CHANGELOG.md. */
 #define DPT_ABI_MAJOR 1
-#define DPT_ABI_MINOR 2
+#define DPT_ABI_MINOR 3
 
 #ifdef __cplusplus
 #define DPT_EXTERN_C extern "C"
@@ -49,6 +49,17 @@
 #define DPT_HAS_FIELD(PTR, TYPE, FIELD) \
   ((PTR)->struct_size >= DPT_STRUCT_SIZE(TYPE, FIELD))
 
+/* Initializer macros, in two forms (as NCCL's NCCL_CONFIG_INITIALIZER, with a form for
+ * static data too):
+ *   DPT_<STRUCT>_INIT    a whole braced initializer for a struct a caller fills in at run
+ *                        time: `dpt_step_args args = DPT_STEP_ARGS_INIT;` then set fields.
+ *                        It sets struct_size to this header's size and every field to its
+ *                        documented default.
+ *   DPT_<STRUCT>_FIELDS  the leading designators of a struct an author writes as static
+ *                        data, first in a designated initializer (C11 and C++20):
+ *                        `static const dpt_library lib = {DPT_LIBRARY_FIELDS, .id = "x"};`
+ * Each struct's macros sit next to it. */
+
 /* Pins a released size on LP64 targets, where the numbers below were measured. */
 #define DPT_PIN_SIZE_LP64(EXPR, BYTES) \
   DPT_STATIC_ASSERT(sizeof(void*) != 8 || (EXPR) == (BYTES), "ABI size changed: " #EXPR)
@@ -75,8 +86,20 @@ enum {
   DPT_INTERNAL = 7,
   DPT_UNIMPLEMENTED = 8,
   DPT_PERMISSION_DENIED = 9,
-  DPT_DATA_LOSS = 10
+  DPT_DATA_LOSS = 10,
+  /* ---- added in minor 3 ---- */
+  DPT_CANCELLED = 11,           /* the run was asked to stop (host is_cancelled)      */
+  DPT_FAILED_PRECONDITION = 12, /* the call is valid, but not in the current state    */
+  DPT_ALREADY_EXISTS = 13       /* what the call would create is already there        */
 };
+/* The largest code this header knows. */
+#define DPT_CODE_LAST DPT_ALREADY_EXISTS
+
+/* How a reader treats a code: a code it does not know (from a newer minor, or garbage)
+ * reads as DPT_INTERNAL, so that a switch over the known codes always matches. */
+static inline dpt_code dpt_code_known_or_internal(dpt_code code) {
+  return code >= DPT_OK && code <= DPT_CODE_LAST ? code : (dpt_code)DPT_INTERNAL;
+}
 
 /* An error. Created only through dpt_host.error (so the core owns it) and freed by the
  * core; a plugin that receives one from the host (e.g. from alloc) either returns it to its

@@ -39,6 +39,8 @@ typedef struct dpt_memory_stats {
 #define DPT_MEMORY_STATS_SIZE_1_2 DPT_STRUCT_SIZE(dpt_memory_stats, peak_demand_bytes)
 DPT_PIN_SIZE_LP64(DPT_MEMORY_STATS_SIZE_1_0, 40);
 DPT_PIN_SIZE_LP64(DPT_MEMORY_STATS_SIZE_1_2, 48);
+/* An output struct ready for memory_stats: its size set, every count zero. */
+#define DPT_MEMORY_STATS_INIT {DPT_MEMORY_STATS_SIZE_1_2, 0, 0, 0, 0, 0}
 
 /* Body of a parallel_for: processes indices [begin, end). Returns NULL or an error; the
  * first error stops the loop (chunks already started finish) and is returned. */
@@ -50,7 +52,8 @@ struct dpt_host {
   uint32_t abi_minor; /* the core's ABI minor */
 
   /* ---- errors and logging ---- */
-  /* [any-thread] Creates an error owned by the core. `message` is copied. Never NULL. */
+  /* [any-thread] Creates an error owned by the core. `message` is copied. Never NULL. A
+   * code the core does not know is stored as DPT_INTERNAL, its number kept in the message. */
   dpt_error* (*error)(const dpt_host* host, dpt_code code, const char* message);
   /* [any-thread] Frees an error the plugin decided not to return. NULL is accepted. */
   void (*error_free)(const dpt_host* host, dpt_error* error);
@@ -109,14 +112,14 @@ struct dpt_host {
   void (*metric)(const dpt_host* host, const char* name, double value, const char* unit,
                  dpt_better better);
   /* [any-thread] Nonzero once the run was asked to stop; long operations poll it and return
-   * DPT_DEADLINE_EXCEEDED (timeout) or DPT_UNAVAILABLE (cancelled) soon after. */
+   * DPT_CANCELLED soon after (DPT_DEADLINE_EXCEEDED when their own timeout ran out). */
   int32_t (*is_cancelled)(const dpt_host* host);
 
   /* ---- the plugin's validated parameters ----
    * [any-thread] Typed reads of a parameter the plugin declared. Defaults are already filled
    * in, so a declared name always has a value. A name that was not declared, or a read with
    * another type, returns DPT_INVALID_ARGUMENT. `enum` parameters read as strings; strings
-   * live as long as the config. */
+   * live as long as the config, which a kind's `create` may read only during the call. */
   dpt_error* (*config_bool)(const dpt_host* host, const dpt_config* config, const char* name,
                             int32_t* out);
   dpt_error* (*config_int)(const dpt_host* host, const dpt_config* config, const char* name,

@@ -1,13 +1,20 @@
 /* dopant ABI — kind "dopant.optimizer/1": optimizers that update parameters from gradients.
  *
- * Tensors are borrowed DLPack views: the caller keeps parameter and gradient memory alive,
- * at the same addresses, for the life of the instance. Parameters and gradients of one
- * tensor have the same shape and dtype (fp32, bf16 or fp16); memory is the run's device.
+ * Tensors are borrowed DLPack views. Lifetimes:
+ *   - the DLTensor structs, their shape and strides arrays, the tensor names and the group
+ *     name passed to add_param_group are valid only during that call: a plugin copies what
+ *     it keeps (shapes, names);
+ *   - the parameter memory they point to stays alive, at the same address, for the life of
+ *     the instance, and so does the gradient memory unless the caller passes per-step
+ *     gradients (dpt_step_args.grads), whose memory is read only during that step.
+ * Parameters and gradients of one tensor have the same shape and dtype (fp32, bf16 or
+ * fp16); memory is the run's device.
  */
 #ifndef DOPANT_ABI_OPTIMIZER_H
 #define DOPANT_ABI_OPTIMIZER_H
 
 #include <dlpack/dlpack.h>
+#include <math.h> /* NAN, for DPT_PARAM_GROUP_INIT */
 
 #include "base.h"
 #include "host.h"
@@ -33,16 +40,35 @@ typedef struct dpt_param_group {
 } dpt_param_group;
 #define DPT_PARAM_GROUP_SIZE_1_0 DPT_STRUCT_SIZE(dpt_param_group, grads)
 DPT_PIN_SIZE_LP64(DPT_PARAM_GROUP_SIZE_1_0, 96);
+/* A group with no tensors whose hyper-parameters all take the plugin's configured values. */
+#define DPT_PARAM_GROUP_INIT \
+  {DPT_PARAM_GROUP_SIZE_1_0, NULL, NULL, NAN, NAN, NAN, NAN, NAN, 0, NULL, NULL, NULL}
 
-/* Per-step scalars. */
+/* The arguments of one step. */
 typedef struct dpt_step_args {
   uint32_t struct_size;
   const dpt_extension* next;
   double lr_scale;                /* multiplies every group's lr (schedules)        */
   double grad_scale;              /* gradients are divided by it (loss scaling); 1  */
+  /* ---- added in minor 3 ---- */
+  /* Gradients of this step, for callers whose gradients move between steps (PyTorch's
+   * default zero_grad(set_to_none=True) allocates them anew). 0 and NULL: every tensor
+   * reads the gradient given to add_param_group. Otherwise `grad_count` is the number of
+   * tensors of the instance and grads[i] the gradient of the i-th tensor, counting in
+   * add_param_group order and within a group in tensor order; each has its parameter's
+   * shape and dtype, and its memory is read only during this step (later steps without
+   * `grads` read the gradients given to add_param_group again). Any other count is
+   * DPT_INVALID_ARGUMENT. Plugins built against minor 2 or older ignore these fields:
+   * check dpt_plugin_info.library_abi_minor before relying on them. */
+  uint32_t grad_count;
+  const DLTensor* grads;
 } dpt_step_args;
 #define DPT_STEP_ARGS_SIZE_1_0 DPT_STRUCT_SIZE(dpt_step_args, grad_scale)
+#define DPT_STEP_ARGS_SIZE_1_3 DPT_STRUCT_SIZE(dpt_step_args, grads)
 DPT_PIN_SIZE_LP64(DPT_STEP_ARGS_SIZE_1_0, 32);
+DPT_PIN_SIZE_LP64(DPT_STEP_ARGS_SIZE_1_3, 48);
+/* A plain step: scales of 1, the gradients given to add_param_group. */
+#define DPT_STEP_ARGS_INIT {DPT_STEP_ARGS_SIZE_1_3, NULL, 1.0, 1.0, 0, NULL}
 
 /* Memory the optimizer holds, by place. */
 typedef struct dpt_optimizer_memory {
@@ -53,6 +79,8 @@ typedef struct dpt_optimizer_memory {
 } dpt_optimizer_memory;
 #define DPT_OPTIMIZER_MEMORY_SIZE_1_0 DPT_STRUCT_SIZE(dpt_optimizer_memory, device_staging_bytes)
 DPT_PIN_SIZE_LP64(DPT_OPTIMIZER_MEMORY_SIZE_1_0, 32);
+/* An output struct ready for the memory slot: its size set, every count zero. */
+#define DPT_OPTIMIZER_MEMORY_INIT {DPT_OPTIMIZER_MEMORY_SIZE_1_0, 0, 0, 0}
 
 /* Receives one state tensor during export. `state` is a PyTorch name: "step", "exp_avg",
  * "exp_avg_sq", "momentum_buffer" or "master" (fp32 master weights). The view is valid only
@@ -63,7 +91,8 @@ typedef dpt_error* (*dpt_state_visitor)(void* context, const char* tensor_name,
 typedef struct dpt_optimizer_v1 {
   uint32_t struct_size;
   /* [control-thread] Creates an instance. `config` holds the plugin's validated
-   * parameters. */
+   * parameters; it is valid only during the call (read every value here). `host` stays
+   * valid for the life of the instance. */
   dpt_error* (*create)(const dpt_host* host, const dpt_config* config, dpt_instance** out);
   /* [control-thread] Destroys an instance and frees all its state. NULL is accepted. */
   void (*destroy)(dpt_instance* instance);
@@ -85,5 +114,7 @@ typedef struct dpt_optimizer_v1 {
 #define DPT_OPTIMIZER_V1_SIZE_1_1 DPT_STRUCT_SIZE(dpt_optimizer_v1, memory)
 DPT_PIN_SIZE_LP64(DPT_OPTIMIZER_V1_SIZE_1_0, 56);
 DPT_PIN_SIZE_LP64(DPT_OPTIMIZER_V1_SIZE_1_1, 64);
+/* Leading designators of a static dpt_optimizer_v1 (see base.h). */
+#define DPT_OPTIMIZER_V1_FIELDS .struct_size = sizeof(dpt_optimizer_v1)
 
 #endif /* DOPANT_ABI_OPTIMIZER_H */

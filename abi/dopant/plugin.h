@@ -38,6 +38,8 @@ typedef struct dpt_param_decl {
 } dpt_param_decl;
 #define DPT_PARAM_DECL_SIZE_1_0 DPT_STRUCT_SIZE(dpt_param_decl, doc)
 DPT_PIN_SIZE_LP64(DPT_PARAM_DECL_SIZE_1_0, 80);
+/* Leading designators of a static dpt_param_decl (see base.h). */
+#define DPT_PARAM_DECL_FIELDS .struct_size = sizeof(dpt_param_decl)
 
 /* One plugin: an implementation of one kind. */
 typedef struct dpt_plugin_descriptor {
@@ -54,23 +56,44 @@ typedef struct dpt_plugin_descriptor {
 } dpt_plugin_descriptor;
 #define DPT_PLUGIN_DESCRIPTOR_SIZE_1_0 DPT_STRUCT_SIZE(dpt_plugin_descriptor, get_extension)
 DPT_PIN_SIZE_LP64(DPT_PLUGIN_DESCRIPTOR_SIZE_1_0, 64);
+/* Leading designators of a static dpt_plugin_descriptor (see base.h). */
+#define DPT_PLUGIN_DESCRIPTOR_FIELDS .struct_size = sizeof(dpt_plugin_descriptor)
 
 /* The library. Plugins are listed by pointer so that a descriptor can grow without
- * changing the stride of an array. */
+ * changing the stride of an array.
+ *
+ * Lifecycle (libraries built against minor 3 or later): the library is loaded once per
+ * process and shared by every runtime that finds it. `init` runs when the first runtime
+ * loads it and `deinit` after the last of those runtimes is destroyed; the core serializes
+ * both per library, so they never run concurrently with each other or with themselves, and
+ * a library is initialized again if another runtime loads it after its deinit. Libraries of
+ * minors 0 to 2 keep their old contract: `init` once per runtime that loads them (so it must
+ * be idempotent), no `deinit`. */
 typedef struct dpt_library {
   uint32_t struct_size;
   uint32_t abi_major;             /* DPT_ABI_MAJOR the library was built against */
   uint32_t abi_minor;             /* DPT_ABI_MINOR the library was built against */
   const char* id;                 /* "dopant-optimizers"                          */
   const char* version;
-  /* [control-thread] Optional (NULL: nothing to do). Called once per runtime that loads the
-   * library, before any create; must be idempotent. An error refuses the whole library. */
+  /* [control-thread] Optional (NULL: nothing to do). Called before any create, as above.
+   * `host` is valid only during the call: instances get their own in `create`. An error
+   * refuses the whole library for the runtime that was loading it. */
   dpt_error* (*init)(const dpt_host* host);
   const dpt_plugin_descriptor* const* plugins; /* `plugin_count` pointers          */
   uint32_t plugin_count;
+  /* ---- added in minor 3 ---- */
+  /* [control-thread] Optional (NULL: nothing to do). Undoes `init`, after every instance
+   * of the library's plugins in every runtime is destroyed. `host` (that of the runtime
+   * being destroyed) is valid only during the call. Not called when `init` failed. */
+  void (*deinit)(const dpt_host* host);
 } dpt_library;
 #define DPT_LIBRARY_SIZE_1_0 DPT_STRUCT_SIZE(dpt_library, plugin_count)
+#define DPT_LIBRARY_SIZE_1_3 DPT_STRUCT_SIZE(dpt_library, deinit)
 DPT_PIN_SIZE_LP64(DPT_LIBRARY_SIZE_1_0, 52);
+DPT_PIN_SIZE_LP64(DPT_LIBRARY_SIZE_1_3, 64);
+/* Leading designators of the static dpt_library (see base.h): size and ABI version. */
+#define DPT_LIBRARY_FIELDS \
+  .struct_size = sizeof(dpt_library), .abi_major = DPT_ABI_MAJOR, .abi_minor = DPT_ABI_MINOR
 
 /* The one exported symbol. Its name carries the ABI major. [control-thread] */
 #define DPT_PLUGIN_ENTRY_SYMBOL "dpt_plugin_entry_v1"

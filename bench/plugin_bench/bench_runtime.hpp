@@ -2,6 +2,10 @@
 // registration hook each kind provides for its standard inputs.
 #pragma once
 
+#include <dopant/draft/checkpoint.h>
+#include <dopant/draft/parallel.h>
+#include <dopant/draft/router.h>
+#include <dopant/draft/sandbox.h>
 #include <dopant/runtime.h>
 
 #include <benchmark/benchmark.h>

@@ -18,7 +18,7 @@ dpt_error* count_tensor(void* context, const char*, const DLTensor*) {
 void write_read(benchmark::State& state, const std::string& plugin) {
   Instance instance = create_instance(state, plugin);
   if (!instance) return;
-  const auto* table = static_cast<const dpt_checkpoint_v1*>(dpt_plugin_instance_table(instance.get()));
+  const auto* table = static_cast<const dpt_checkpoint_draft*>(dpt_plugin_instance_table(instance.get()));
   dpt_instance* handle = dpt_plugin_instance_handle(instance.get());
   std::vector<std::vector<float>> data(4, std::vector<float>(kElements, 0.25f));
   std::vector<std::unique_ptr<TensorView>> views;

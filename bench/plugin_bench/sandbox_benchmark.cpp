@@ -10,7 +10,7 @@ constexpr uint64_t kPayload = 1 << 20;
 void cat_payload(benchmark::State& state, const std::string& plugin) {
   Instance instance = create_instance(state, plugin);
   if (!instance) return;
-  const auto* table = static_cast<const dpt_sandbox_v1*>(dpt_plugin_instance_table(instance.get()));
+  const auto* table = static_cast<const dpt_sandbox_draft*>(dpt_plugin_instance_table(instance.get()));
   dpt_instance* handle = dpt_plugin_instance_handle(instance.get());
   std::vector<char> payload(kPayload);
   for (size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<char>('a' + i % 26);

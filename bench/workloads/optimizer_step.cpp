@@ -306,10 +306,10 @@ void run(dpt_runtime* runtime, const dpt_run_config* config, uint32_t variant) {
   const dpt_param_group group = tensors.group();
   check(table->add_param_group(handle, &group));
 
-  const dpt_step_args args{DPT_STEP_ARGS_SIZE_1_0, nullptr, 1.0, 1.0};
+  const dpt_step_args args = DPT_STEP_ARGS_INIT;
   std::vector<double> step_seconds;
   for (uint32_t step = 0; step < settings.steps; ++step) {
-    if (host->is_cancelled(host)) fail(host, DPT_UNAVAILABLE, "cancelled");
+    if (host->is_cancelled(host)) fail(host, DPT_CANCELLED, "cancelled");
     tensors.fill_grads(step);
     const auto start = std::chrono::steady_clock::now();
     check(table->step(handle, &args, nullptr));

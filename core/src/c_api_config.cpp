@@ -23,14 +23,18 @@ const dopant::SlotConfig* slot_of(const dpt_run_config* config, uint32_t variant
 extern "C" {
 
 DPT_API dpt_error* dpt_run_config_load(dpt_runtime* runtime, const char* path, dpt_run_config** out) {
-  if (path == nullptr || out == nullptr) return dopant::make_error(DPT_INVALID_ARGUMENT, "dpt_run_config_load: NULL argument");
+  if (runtime == nullptr || path == nullptr || out == nullptr) {
+    return dopant::make_error(DPT_INVALID_ARGUMENT, "dpt_run_config_load: NULL argument");
+  }
   *out = nullptr;
   return dopant::guard([&] { *out = new dpt_run_config{dopant::load_run_config(path, *runtime)}; });
 }
 
 DPT_API dpt_error* dpt_run_config_parse(dpt_runtime* runtime, const char* text, const char* source_name,
                                         dpt_run_config** out) {
-  if (text == nullptr || out == nullptr) return dopant::make_error(DPT_INVALID_ARGUMENT, "dpt_run_config_parse: NULL argument");
+  if (runtime == nullptr || text == nullptr || out == nullptr) {
+    return dopant::make_error(DPT_INVALID_ARGUMENT, "dpt_run_config_parse: NULL argument");
+  }
   *out = nullptr;
   return dopant::guard([&] {
     *out = new dpt_run_config{dopant::parse_run_config(text, source_name != nullptr ? source_name : "<text>", *runtime)};
@@ -40,14 +44,18 @@ DPT_API dpt_error* dpt_run_config_parse(dpt_runtime* runtime, const char* text, 
 DPT_API void dpt_run_config_destroy(dpt_run_config* config) { delete config; }
 
 DPT_API uint32_t dpt_run_config_variant_count(const dpt_run_config* config) {
-  return static_cast<uint32_t>(config->config.variants.size());
+  return config != nullptr ? static_cast<uint32_t>(config->config.variants.size()) : 0;
 }
 DPT_API const char* dpt_run_config_variant_name(const dpt_run_config* config, uint32_t variant) {
   const dopant::VariantConfig* chosen = variant_of(config, variant);
   return chosen != nullptr ? chosen->name.c_str() : nullptr;
 }
-DPT_API const char* dpt_run_config_workload(const dpt_run_config* config) { return config->config.workload.c_str(); }
-DPT_API uint32_t dpt_run_config_repetitions(const dpt_run_config* config) { return config->config.repetitions; }
+DPT_API const char* dpt_run_config_workload(const dpt_run_config* config) {
+  return config != nullptr ? config->config.workload.c_str() : nullptr;
+}
+DPT_API uint32_t dpt_run_config_repetitions(const dpt_run_config* config) {
+  return config != nullptr ? config->config.repetitions : 0;
+}
 
 DPT_API const dpt_config* dpt_run_config_workload_params(const dpt_run_config* config, uint32_t variant) {
   const dopant::VariantConfig* chosen = variant_of(config, variant);

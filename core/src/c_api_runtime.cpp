@@ -38,6 +38,9 @@ DPT_API const char* dpt_error_get_message(const dpt_error* error) {
   return error != nullptr ? error->message.c_str() : "";
 }
 DPT_API void dpt_error_destroy(dpt_error* error) { delete error; }
+DPT_API dpt_error* dpt_error_create(dpt_code code, const char* message) {
+  return dopant::make_error(code, message != nullptr ? message : "");
+}
 
 DPT_API dpt_error* dpt_runtime_create(const dpt_runtime_options* options, dpt_runtime** out) {
   if (out == nullptr) return dopant::make_error(DPT_INVALID_ARGUMENT, "dpt_runtime_create: `out` is NULL");
@@ -69,37 +72,62 @@ DPT_API dpt_error* dpt_runtime_create(const dpt_runtime_options* options, dpt_ru
   });
 }
 
-DPT_API void dpt_runtime_destroy(dpt_runtime* runtime) { delete runtime; }
-DPT_API const dpt_host* dpt_runtime_host(dpt_runtime* runtime) { return &runtime->host; }
-DPT_API void dpt_runtime_cancel(dpt_runtime* runtime) { runtime->services.cancelled = true; }
+// Instances still alive are destroyed newest first, each with a warning, and left as
+// orphaned handles; then the registry releases its libraries (running deinit where this
+// was the last runtime holding them).
+DPT_API void dpt_runtime_destroy(dpt_runtime* runtime) {
+  if (runtime == nullptr) return;
+  std::vector<dpt_plugin_instance*> live;
+  {
+    std::lock_guard<std::mutex> lock(runtime->instances_lock);
+    live.swap(runtime->live_instances);
+  }
+  for (auto instance = live.rbegin(); instance != live.rend(); ++instance) {
+    const dopant::PluginEntry* plugin = (*instance)->plugin;
+    const std::string line = "destroying a live instance of `" + plugin->schema.id + "` with its runtime";
+    runtime->services.log(DPT_LOG_WARN, "runtime", line.c_str());
+    dopant::table_destroy(plugin->table)((*instance)->handle);
+    (*instance)->runtime = nullptr;
+    (*instance)->handle = nullptr;
+  }
+  delete runtime;
+}
+DPT_API const dpt_host* dpt_runtime_host(dpt_runtime* runtime) { return runtime != nullptr ? &runtime->host : nullptr; }
+DPT_API void dpt_runtime_cancel(dpt_runtime* runtime) {
+  if (runtime != nullptr) runtime->services.cancelled = true;
+}
 
 DPT_API dpt_error* dpt_runtime_load_library(dpt_runtime* runtime, const char* path) {
-  if (path == nullptr) return dopant::make_error(DPT_INVALID_ARGUMENT, "dpt_runtime_load_library: `path` is NULL");
+  if (runtime == nullptr || path == nullptr) {
+    return dopant::make_error(DPT_INVALID_ARGUMENT, "dpt_runtime_load_library: `runtime` or `path` is NULL");
+  }
   return guard([&] { runtime->registry.load_library(path); });
 }
 
 DPT_API uint32_t dpt_runtime_load_problem_count(dpt_runtime* runtime) {
-  return static_cast<uint32_t>(runtime->load_problems.size());
+  return runtime != nullptr ? static_cast<uint32_t>(runtime->load_problems.size()) : 0;
 }
 DPT_API const char* dpt_runtime_load_problem(dpt_runtime* runtime, uint32_t index) {
-  return index < runtime->load_problems.size() ? runtime->load_problems[index].c_str() : nullptr;
+  return runtime != nullptr && index < runtime->load_problems.size() ? runtime->load_problems[index].c_str() : nullptr;
 }
 
 DPT_API uint32_t dpt_runtime_plugin_count(dpt_runtime* runtime) {
-  return static_cast<uint32_t>(runtime->registry.plugins().size());
+  return runtime != nullptr ? static_cast<uint32_t>(runtime->registry.plugins().size()) : 0;
 }
 DPT_API const dpt_plugin_info* dpt_runtime_plugin(dpt_runtime* runtime, uint32_t index) {
+  if (runtime == nullptr) return nullptr;
   const auto& plugins = runtime->registry.plugins();
   return index < plugins.size() ? &plugins[index]->info : nullptr;
 }
 DPT_API const dpt_plugin_info* dpt_runtime_find_plugin(dpt_runtime* runtime, const char* id) {
-  if (id == nullptr) return nullptr;
+  if (runtime == nullptr || id == nullptr) return nullptr;
   const dopant::PluginEntry* entry = runtime->registry.find(id);
   return entry != nullptr ? &entry->info : nullptr;
 }
 
 DPT_API dpt_error* dpt_runtime_declare_workload(dpt_runtime* runtime, const dpt_workload_decl* decl) {
-  if (decl == nullptr || decl->struct_size < DPT_WORKLOAD_DECL_SIZE_1_0 || decl->name == nullptr) {
+  if (runtime == nullptr || decl == nullptr || decl->struct_size < DPT_WORKLOAD_DECL_SIZE_1_0 ||
+      decl->name == nullptr) {
     return dopant::make_error(DPT_INVALID_ARGUMENT, "dpt_runtime_declare_workload: NULL or incomplete declaration");
   }
   return guard([&] {
@@ -112,23 +140,28 @@ DPT_API dpt_error* dpt_runtime_declare_workload(dpt_runtime* runtime, const dpt_
 }
 
 DPT_API dpt_error* dpt_runtime_set_device(dpt_runtime* runtime, const dpt_device_options* options) {
-  if (options == nullptr || options->struct_size < DPT_DEVICE_OPTIONS_SIZE_1_0 || options->kind == nullptr) {
+  if (runtime == nullptr || options == nullptr || options->struct_size < DPT_DEVICE_OPTIONS_SIZE_1_0 ||
+      options->kind == nullptr) {
     return dopant::make_error(DPT_INVALID_ARGUMENT, "dpt_runtime_set_device: NULL or incomplete options");
   }
   return guard([&] { runtime->services.set_device(options->kind, options->index, options->memory_limit); });
 }
 
-DPT_API void dpt_runtime_reset_memory_peaks(dpt_runtime* runtime) { runtime->services.reset_peaks(); }
+DPT_API void dpt_runtime_reset_memory_peaks(dpt_runtime* runtime) {
+  if (runtime != nullptr) runtime->services.reset_peaks();
+}
 
 DPT_API uint32_t dpt_runtime_metric_count(dpt_runtime* runtime) {
+  if (runtime == nullptr) return 0;
   runtime->metric_snapshot = runtime->services.metrics();
   return static_cast<uint32_t>(runtime->metric_snapshot.size());
 }
 DPT_API void dpt_runtime_metric_get(dpt_runtime* runtime, uint32_t index, dpt_metric* out) {
-  if (out == nullptr || index >= runtime->metric_snapshot.size()) return;
+  if (runtime == nullptr || out == nullptr || index >= runtime->metric_snapshot.size()) return;
   copy_metric(runtime->metric_snapshot[index], out);
 }
 DPT_API void dpt_runtime_metrics_clear(dpt_runtime* runtime) {
+  if (runtime == nullptr) return;
   runtime->services.clear_metrics();
   runtime->metric_snapshot.clear();
 }

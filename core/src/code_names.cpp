@@ -14,6 +14,9 @@ extern "C" DPT_API const char* dpt_code_name(dpt_code code) {
     case DPT_UNIMPLEMENTED: return "unimplemented";
     case DPT_PERMISSION_DENIED: return "permission denied";
     case DPT_DATA_LOSS: return "data loss";
+    case DPT_CANCELLED: return "cancelled";
+    case DPT_FAILED_PRECONDITION: return "failed precondition";
+    case DPT_ALREADY_EXISTS: return "already exists";
     default: return "unknown error code";
   }
 }

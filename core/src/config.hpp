@@ -67,6 +67,10 @@ struct RunConfig {
 // problem found, one per line: "FILE:LINE:COLUMN: text".
 RunConfig parse_run_config(std::string_view text, const std::string& source,
                            const SchemaCatalog& catalog);
+// One plugin's parameters from TOML text whose top-level keys are its parameter names
+// ("lr = 1e-3"), validated like a slot table of a run file, with the same messages.
+dpt_config parse_plugin_params(std::string_view text, const std::string& source,
+                               const PluginSchema& plugin);
 // Reads the file first; a missing or unreadable file is Error(DPT_NOT_FOUND) naming it.
 RunConfig load_run_config(const std::string& path, const SchemaCatalog& catalog);
 

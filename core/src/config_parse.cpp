@@ -267,23 +267,39 @@ class RunParser {
   std::set<std::string> base_slots_in_file_;
 };
 
+// The TOML document of `text`, or every problem thrown through `diagnostics`.
+toml::table parse_toml(std::string_view text, const std::string& source, Diagnostics& diagnostics) {
+  if (!check_dotted_key_depth(text, diagnostics)) diagnostics.throw_if_any();
+  try {
+    return toml::parse(text, source);
+  } catch (const toml::parse_error& error) {
+    diagnostics.add(position_of(error.source()), "invalid TOML: " + std::string(error.description()));
+    diagnostics.throw_if_any();
+  }
+  return {};
+}
+
 }  // namespace
 
 RunConfig parse_run_config(std::string_view text, const std::string& source,
                            const SchemaCatalog& catalog) {
   Diagnostics diagnostics(source);
-  if (!check_dotted_key_depth(text, diagnostics)) diagnostics.throw_if_any();
-  toml::table root;
-  try {
-    root = toml::parse(text, source);
-  } catch (const toml::parse_error& error) {
-    diagnostics.add(position_of(error.source()), "invalid TOML: " + std::string(error.description()));
-    diagnostics.throw_if_any();
-  }
+  const toml::table root = parse_toml(text, source, diagnostics);
   RunConfig config = RunParser(root, catalog, diagnostics).parse();
   config.source = source;
   diagnostics.throw_if_any();
   return config;
+}
+
+dpt_config parse_plugin_params(std::string_view text, const std::string& source,
+                              const PluginSchema& plugin) {
+  Diagnostics diagnostics(source);
+  const toml::table root = parse_toml(text, source, diagnostics);
+  dpt_config params = defaults_config(plugin.id, plugin.params);
+  apply_table(root, plugin.params, {"parameter", "for plugin " + quote_name(plugin.id)}, {}, params,
+              diagnostics);
+  diagnostics.throw_if_any();
+  return params;
 }
 
 }  // namespace dopant

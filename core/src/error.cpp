@@ -4,7 +4,9 @@
 namespace dopant {
 
 dpt_error* make_error(dpt_code code, const std::string& message) {
-  return new dpt_error{code, message};
+  const dpt_code known = dpt_code_known_or_internal(code);
+  if (known == code) return new dpt_error{code, message};
+  return new dpt_error{known, "(error code " + std::to_string(code) + ", unknown to this dopant) " + message};
 }
 
 void throw_if_error(dpt_error* error, const std::string& context) {

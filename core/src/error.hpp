@@ -24,7 +24,8 @@ class Error : public std::runtime_error {
   dpt_code code_;
 };
 
-// Allocates a dpt_error owned by whoever receives it.
+// Allocates a dpt_error owned by whoever receives it. A code this core does not know is
+// stored as DPT_INTERNAL, the number kept at the start of the message.
 dpt_error* make_error(dpt_code code, const std::string& message);
 
 // Throws Error from a dpt_error returned by a plugin (freeing it); `context` prefixes the

@@ -10,18 +10,19 @@ namespace {
 #define DOPANT_SAME_PREFIX(T)                                                               \
   static_assert(offsetof(T, create) == offsetof(dpt_optimizer_v1, create), #T " create"); \
   static_assert(offsetof(T, destroy) == offsetof(dpt_optimizer_v1, destroy), #T " destroy")
-DOPANT_SAME_PREFIX(dpt_router_v1);
-DOPANT_SAME_PREFIX(dpt_parallel_v1);
-DOPANT_SAME_PREFIX(dpt_sandbox_v1);
-DOPANT_SAME_PREFIX(dpt_checkpoint_v1);
+DOPANT_SAME_PREFIX(dpt_router_draft);
+DOPANT_SAME_PREFIX(dpt_parallel_draft);
+DOPANT_SAME_PREFIX(dpt_sandbox_draft);
+DOPANT_SAME_PREFIX(dpt_checkpoint_draft);
 #undef DOPANT_SAME_PREFIX
 
 constexpr KindInfo kKinds[] = {
-    {DPT_KIND_OPTIMIZER, "optimizer", DPT_OPTIMIZER_V1_SIZE_1_0, sizeof(dpt_optimizer_v1)},
-    {DPT_KIND_ROUTER, "router", DPT_ROUTER_V1_SIZE_1_0, sizeof(dpt_router_v1)},
-    {DPT_KIND_PARALLEL, "parallel", DPT_PARALLEL_V1_SIZE_1_0, sizeof(dpt_parallel_v1)},
-    {DPT_KIND_SANDBOX, "sandbox", DPT_SANDBOX_V1_SIZE_1_0, sizeof(dpt_sandbox_v1)},
-    {DPT_KIND_CHECKPOINT, "checkpoint", DPT_CHECKPOINT_V1_SIZE_1_0, sizeof(dpt_checkpoint_v1)},
+    {DPT_KIND_OPTIMIZER, "optimizer", DPT_OPTIMIZER_V1_SIZE_1_0, sizeof(dpt_optimizer_v1), false},
+    // Draft kinds: no older sizes exist, so a table must have exactly the draft's size.
+    {DPT_KIND_ROUTER, "router", sizeof(dpt_router_draft), sizeof(dpt_router_draft), true},
+    {DPT_KIND_PARALLEL, "parallel", sizeof(dpt_parallel_draft), sizeof(dpt_parallel_draft), true},
+    {DPT_KIND_SANDBOX, "sandbox", sizeof(dpt_sandbox_draft), sizeof(dpt_sandbox_draft), true},
+    {DPT_KIND_CHECKPOINT, "checkpoint", sizeof(dpt_checkpoint_draft), sizeof(dpt_checkpoint_draft), true},
 };
 
 }  // namespace

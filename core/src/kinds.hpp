@@ -1,9 +1,14 @@
 // What the core knows about each kind: its id, the smallest table size it accepts (the 1.0
-// size) and the size of the table this core was built with. Every kind table starts with
+// size; for a draft kind, the draft's only size) and the size of the table this core was
+// built with. Every kind table starts with
 // the same three members (struct_size, create, destroy), which the core uses generically.
 #pragma once
 
 #include <dopant/abi.h>
+#include <dopant/draft/checkpoint.h>
+#include <dopant/draft/parallel.h>
+#include <dopant/draft/router.h>
+#include <dopant/draft/sandbox.h>
 
 #include <cstddef>
 #include <string_view>
@@ -15,6 +20,7 @@ struct KindInfo {
   const char* slot;         // "optimizer"
   size_t min_table_size;    // DPT_<KIND>_V1_SIZE_1_0
   size_t table_size;        // sizeof the current table
+  bool draft;               // a draft kind ("dopant.router.draft/0"): exact size only
 };
 
 // nullptr when the core does not know the kind.

@@ -5,6 +5,8 @@
 
 #include <ltdl.h>
 
+#include <map>
+#include <memory>
 #include <mutex>
 
 namespace dopant {
@@ -28,7 +30,36 @@ void ensure_ltdl_initialized() {
   initialized = true;
 }
 
+// How many runtimes hold a library, with the lock that serializes its init and deinit.
+struct LibraryHolds {
+  std::mutex lock;
+  uint64_t count = 0;
+};
+
+LibraryHolds& holds_of(const dpt_library* library) {
+  static std::mutex table_lock;
+  static std::map<const dpt_library*, std::unique_ptr<LibraryHolds>> table;
+  std::lock_guard<std::mutex> guard(table_lock);
+  auto& holds = table[library];
+  if (!holds) holds = std::make_unique<LibraryHolds>();
+  return *holds;  // records are never erased, so the reference stays valid
+}
+
 }  // namespace
+
+void hold_library(const dpt_library* library, const dpt_library& widened, const dpt_host* host,
+                  const std::string& path) {
+  LibraryHolds& holds = holds_of(library);
+  std::lock_guard<std::mutex> guard(holds.lock);
+  if (holds.count == 0 && widened.init != nullptr) throw_if_error(widened.init(host), path + ": init failed");
+  ++holds.count;
+}
+
+void release_library(const dpt_library* library, const dpt_library& widened, const dpt_host* host) {
+  LibraryHolds& holds = holds_of(library);
+  std::lock_guard<std::mutex> guard(holds.lock);
+  if (--holds.count == 0 && widened.deinit != nullptr) widened.deinit(host);
+}
 
 dpt_plugin_entry_fn open_plugin_library(const std::string& path) {
   std::lock_guard<std::mutex> guard(ltdl_lock());

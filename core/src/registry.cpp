@@ -25,6 +25,12 @@ bool non_empty(const char* text) { return text != nullptr && *text != '\0'; }
 
 }  // namespace
 
+Registry::~Registry() {
+  for (auto library = libraries_.rbegin(); library != libraries_.rend(); ++library) {
+    if (library->paired) release_library(library->raw, *as<dpt_library>(library->widened), library->host.get());
+  }
+}
+
 const PluginEntry* Registry::find(std::string_view id) const {
   for (const auto& plugin : plugins_) {
     if (id == plugin->descriptor->id) return plugin.get();
@@ -60,6 +66,12 @@ std::unique_ptr<PluginEntry> Registry::check_plugin(const dpt_plugin_descriptor*
   }
   uint32_t table_size = 0;
   std::memcpy(&table_size, table, sizeof table_size);
+  if (entry->kind->draft && table_size != entry->kind->table_size) {
+    throw Error(DPT_INVALID_ARGUMENT, where + ": kind table struct_size " + std::to_string(table_size) +
+                                          " differs from this core's draft of `" + descriptor.kind + "` (" +
+                                          std::to_string(entry->kind->table_size) +
+                                          " bytes); a draft kind loads only at its exact size");
+  }
   if (table_size < entry->kind->min_table_size) {
     throw Error(DPT_INVALID_ARGUMENT, where + ": kind table struct_size " + std::to_string(table_size) +
                                           " is smaller than the smallest released size " +
@@ -101,8 +113,10 @@ void Registry::load_library(const std::string& given_path) {
                                           " is smaller than the smallest released size " +
                                           std::to_string(DPT_LIBRARY_SIZE_1_0));
   }
-  const auto library_storage = widen_struct(raw, sizeof(dpt_library));
-  const dpt_library& library = *as<dpt_library>(library_storage);
+  LoadedLibrary loaded;
+  loaded.raw = raw;
+  loaded.widened = widen_struct(raw, sizeof(dpt_library));
+  const dpt_library& library = *as<dpt_library>(loaded.widened);
   if (library.plugin_count != 0 && library.plugins == nullptr) {
     throw Error(DPT_INVALID_ARGUMENT, path + ": plugin_count is " + std::to_string(library.plugin_count) +
                                           " but the plugin list is NULL");
@@ -122,9 +136,15 @@ void Registry::load_library(const std::string& given_path) {
     checked.push_back(std::move(entry));
   }
 
-  auto library_context = std::make_unique<HostContext>(HostContext{&services_, non_empty(library.id) ? library.id : path});
-  auto library_host = std::make_unique<dpt_host>(make_host_table(library_context.get()));
-  if (library.init != nullptr) throw_if_error(library.init(library_host.get()), path + ": init failed");
+  loaded.host_context = std::make_unique<HostContext>(HostContext{&services_, non_empty(library.id) ? library.id : path});
+  loaded.host = std::make_unique<dpt_host>(make_host_table(loaded.host_context.get()));
+  // Libraries of minors 0 to 2 were promised one (idempotent) init per runtime, no deinit.
+  loaded.paired = library.abi_minor >= 3;
+  if (loaded.paired) {
+    hold_library(raw, library, loaded.host.get(), path);
+  } else if (library.init != nullptr) {
+    throw_if_error(library.init(loaded.host.get()), path + ": init failed");
+  }
 
   for (auto& entry : checked) {
     entry->host_context = std::make_unique<HostContext>(HostContext{&services_, entry->descriptor->id});
@@ -136,8 +156,7 @@ void Registry::load_library(const std::string& given_path) {
     entry->info.library_abi_minor = entry->library_abi_minor;
     plugins_.push_back(std::move(entry));
   }
-  library_contexts_.push_back(std::move(library_context));
-  library_hosts_.push_back(std::move(library_host));
+  libraries_.push_back(std::move(loaded));
   loaded_paths_.insert(path);
 }
 

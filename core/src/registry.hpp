@@ -1,6 +1,7 @@
 // The registry of loaded plugin libraries and their plugins. Loading a library is atomic:
 // every descriptor, kind table and parameter declaration is checked, `init` runs, and only
-// then are its plugins registered; on any error nothing of the library is kept.
+// then are its plugins registered; on any error nothing of the library is kept. Destroying
+// the registry releases its hold on every library (the last hold runs `deinit`).
 #pragma once
 
 #include "config.hpp"
@@ -35,6 +36,9 @@ struct PluginEntry {
 class Registry {
  public:
   explicit Registry(HostServices& services) : services_(services) {}
+  ~Registry();
+  Registry(const Registry&) = delete;
+  Registry& operator=(const Registry&) = delete;
 
   // Loads one library. Throws Error naming the file on any problem; the registry is then
   // unchanged. Loading the same file twice is a no-op.
@@ -47,10 +51,19 @@ class Registry {
   std::unique_ptr<PluginEntry> check_plugin(const dpt_plugin_descriptor* raw, const std::string& path,
                                             const dpt_library& library) const;
 
+  // A loaded library: its static description, the widened copy the core reads, and the
+  // host table its init and deinit receive.
+  struct LoadedLibrary {
+    const dpt_library* raw = nullptr;
+    std::unique_ptr<uint64_t[]> widened;
+    std::unique_ptr<HostContext> host_context;
+    std::unique_ptr<dpt_host> host;
+    bool paired = false;  // minor 3 or later: init and deinit paired across runtimes
+  };
+
   HostServices& services_;
   std::vector<std::unique_ptr<PluginEntry>> plugins_;
-  std::vector<std::unique_ptr<HostContext>> library_contexts_;
-  std::vector<std::unique_ptr<dpt_host>> library_hosts_;
+  std::vector<LoadedLibrary> libraries_;
   std::set<std::string> loaded_paths_;
 };
 

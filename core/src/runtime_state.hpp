@@ -1,5 +1,6 @@
 // The concrete objects behind the opaque handles of the C API: the runtime (host
-// services, registry, declared workloads), a loaded run configuration and an instance.
+// services, registry, declared workloads, live instances), a loaded run configuration and
+// an instance.
 #pragma once
 
 #include "config.hpp"
@@ -10,6 +11,7 @@
 
 #include <deque>
 #include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -45,13 +47,19 @@ struct dpt_runtime final : dopant::SchemaCatalog {
   std::vector<std::string> load_problems;
   std::map<std::string, dopant::WorkloadSchema> workloads;
   std::vector<dopant::MetricRecord> metric_snapshot;  // backs strings handed out by metric_get
+  std::mutex instances_lock;
+  std::vector<dpt_plugin_instance*> live_instances;  // in creation order
 };
 
 struct dpt_run_config {
   dopant::RunConfig config;
 };
 
+// `runtime` is NULL once the runtime was destroyed under the instance: the plugin's
+// instance is gone then, and only dpt_plugin_instance_destroy (which frees this handle)
+// remains valid.
 struct dpt_plugin_instance {
+  dpt_runtime* runtime;
   const dopant::PluginEntry* plugin;
   dpt_instance* handle;
 };

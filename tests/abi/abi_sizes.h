@@ -5,30 +5,38 @@
 #define DOPANT_TESTS_ABI_SIZES_H
 
 #include <dopant/abi.h>
+#include <dopant/draft/checkpoint.h>
+#include <dopant/draft/parallel.h>
+#include <dopant/draft/router.h>
+#include <dopant/draft/sandbox.h>
 #include <dopant/runtime.h>
 
-/* X(struct type, pinned size macro) for every released struct size. */
+/* X(struct type, size macro) for every released struct size, and for the draft kinds'
+ * current sizes (not pinned: compared across language modes only). */
 #define ABI_SIZED_STRUCTS(X)                                 \
   X(dpt_memory_stats, DPT_MEMORY_STATS_SIZE_1_0)             \
+  X(dpt_memory_stats, DPT_MEMORY_STATS_SIZE_1_2)             \
   X(dpt_host, DPT_HOST_SIZE_1_0)                             \
   X(dpt_param_decl, DPT_PARAM_DECL_SIZE_1_0)                 \
   X(dpt_plugin_descriptor, DPT_PLUGIN_DESCRIPTOR_SIZE_1_0)   \
   X(dpt_library, DPT_LIBRARY_SIZE_1_0)                       \
+  X(dpt_library, DPT_LIBRARY_SIZE_1_3)                       \
   X(dpt_param_group, DPT_PARAM_GROUP_SIZE_1_0)               \
   X(dpt_step_args, DPT_STEP_ARGS_SIZE_1_0)                   \
+  X(dpt_step_args, DPT_STEP_ARGS_SIZE_1_3)                   \
   X(dpt_optimizer_memory, DPT_OPTIMIZER_MEMORY_SIZE_1_0)     \
   X(dpt_optimizer_v1, DPT_OPTIMIZER_V1_SIZE_1_0)             \
   X(dpt_optimizer_v1, DPT_OPTIMIZER_V1_SIZE_1_1)             \
-  X(dpt_route_args, DPT_ROUTE_ARGS_SIZE_1_0)                 \
-  X(dpt_router_v1, DPT_ROUTER_V1_SIZE_1_0)                   \
-  X(dpt_parallel_topology, DPT_PARALLEL_TOPOLOGY_SIZE_1_0)   \
-  X(dpt_dispatch_result, DPT_DISPATCH_RESULT_SIZE_1_0)       \
-  X(dpt_parallel_v1, DPT_PARALLEL_V1_SIZE_1_0)               \
-  X(dpt_sandbox_request, DPT_SANDBOX_REQUEST_SIZE_1_0)       \
-  X(dpt_sandbox_result, DPT_SANDBOX_RESULT_SIZE_1_0)         \
-  X(dpt_sandbox_v1, DPT_SANDBOX_V1_SIZE_1_0)                 \
-  X(dpt_convert_request, DPT_CONVERT_REQUEST_SIZE_1_0)       \
-  X(dpt_checkpoint_v1, DPT_CHECKPOINT_V1_SIZE_1_0)           \
+  X(dpt_route_args, DPT_ROUTE_ARGS_DRAFT_SIZE)                 \
+  X(dpt_router_draft, DPT_ROUTER_DRAFT_SIZE)                   \
+  X(dpt_parallel_topology, DPT_PARALLEL_TOPOLOGY_DRAFT_SIZE)   \
+  X(dpt_dispatch_result, DPT_DISPATCH_RESULT_DRAFT_SIZE)       \
+  X(dpt_parallel_draft, DPT_PARALLEL_DRAFT_SIZE)               \
+  X(dpt_sandbox_request, DPT_SANDBOX_REQUEST_DRAFT_SIZE)       \
+  X(dpt_sandbox_result, DPT_SANDBOX_RESULT_DRAFT_SIZE)         \
+  X(dpt_sandbox_draft, DPT_SANDBOX_DRAFT_SIZE)                 \
+  X(dpt_convert_request, DPT_CONVERT_REQUEST_DRAFT_SIZE)       \
+  X(dpt_checkpoint_draft, DPT_CHECKPOINT_DRAFT_SIZE)           \
   X(dpt_runtime_options, DPT_RUNTIME_OPTIONS_SIZE_1_0)       \
   X(dpt_plugin_info, DPT_PLUGIN_INFO_SIZE_1_0)               \
   X(dpt_workload_decl, DPT_WORKLOAD_DECL_SIZE_1_0)           \
@@ -55,5 +63,7 @@ typedef struct abi_sizes {
 DPT_EXTERN_C abi_sizes abi_sizes_c11(void);
 DPT_EXTERN_C abi_sizes abi_sizes_cxx17(void);
 DPT_EXTERN_C abi_sizes abi_sizes_cxx20(void);
+/* struct_size written by each initializer macro in C, and the library's abi_minor. */
+DPT_EXTERN_C void abi_init_sizes_c11(uint32_t* out);
 
 #endif

@@ -4,6 +4,8 @@
 
 #include "abi_sizes.h"
 
+#include <cmath>
+
 namespace {
 
 #define ABI_SIZES_NAME(TYPE, PINNED) #PINNED,
@@ -22,6 +24,39 @@ TEST(AbiSizes, PinnedSizesFitTheirStructs) {
     EXPECT_GT(kHere.pinned[i], 0u) << kNames[i];
     EXPECT_LE(kHere.pinned[i], kHere.whole[i]) << kNames[i];
   }
+}
+
+// The initializer macros, as C fills them in: each writes its struct's latest size.
+TEST(AbiSizes, InitializerMacrosWriteTheLatestSizes) {
+  uint32_t sizes[8] = {};
+  abi_init_sizes_c11(sizes);
+  EXPECT_EQ(sizes[0], DPT_STEP_ARGS_SIZE_1_3);
+  EXPECT_EQ(sizes[1], DPT_PARAM_GROUP_SIZE_1_0);
+  EXPECT_EQ(sizes[2], DPT_OPTIMIZER_MEMORY_SIZE_1_0);
+  EXPECT_EQ(sizes[3], DPT_MEMORY_STATS_SIZE_1_2);
+  EXPECT_EQ(sizes[4], DPT_RUNTIME_OPTIONS_SIZE_1_0);
+  EXPECT_EQ(sizes[5], DPT_DEVICE_OPTIONS_SIZE_1_0);
+  EXPECT_EQ(sizes[6], DPT_LIBRARY_SIZE_1_3);
+  EXPECT_EQ(sizes[7], static_cast<uint32_t>(DPT_ABI_MINOR));
+}
+
+// The defaults the initializers document.
+TEST(AbiSizes, InitializerMacrosHoldTheDocumentedDefaults) {
+  const dpt_step_args step = DPT_STEP_ARGS_INIT;
+  EXPECT_EQ(step.lr_scale, 1.0);
+  EXPECT_EQ(step.grad_scale, 1.0);
+  EXPECT_EQ(step.grad_count, 0u);
+  EXPECT_EQ(step.grads, nullptr);
+  const dpt_param_group group = DPT_PARAM_GROUP_INIT;
+  EXPECT_TRUE(std::isnan(group.lr) && std::isnan(group.beta1) && std::isnan(group.beta2) &&
+              std::isnan(group.eps) && std::isnan(group.weight_decay));
+  EXPECT_EQ(group.tensor_count, 0u);
+  const dpt_runtime_options runtime = DPT_RUNTIME_OPTIONS_INIT;
+  EXPECT_EQ(runtime.log_level, DPT_LOG_WARN);
+  EXPECT_EQ(runtime.plugin_path, nullptr);
+  const dpt_device_options device = DPT_DEVICE_OPTIONS_INIT;
+  EXPECT_STREQ(device.kind, "cpu");
+  EXPECT_EQ(device.memory_limit, 0u);
 }
 
 TEST(AbiSizes, C11SeesTheSameLayout) { expect_same(abi_sizes_c11(), "C11"); }

@@ -1,8 +1,39 @@
 /* Compiles the ABI and runtime headers as strict C11 with -Wall -Wextra -pedantic -Werror
- * (the build failing is the test) and reports the struct sizes C sees. */
+ * (the build failing is the test), reports the struct sizes C sees, and uses every
+ * initializer macro the way a C author would, so a macro that leaves a field out fails the
+ * build (-Wmissing-field-initializers). */
 #include "abi_sizes.h"
 
 abi_sizes abi_sizes_c11(void) {
   const abi_sizes sizes = ABI_SIZES_MEASURED;
   return sizes;
+}
+
+static const dpt_param_decl c11_decl = {DPT_PARAM_DECL_FIELDS, .name = "lr"};
+static const dpt_param_decl* const c11_decls[] = {&c11_decl};
+static const dpt_optimizer_v1 c11_table = {DPT_OPTIMIZER_V1_FIELDS};
+static const void* c11_extension(const char* id) { return id != NULL ? &c11_table : NULL; }
+static const dpt_plugin_descriptor c11_descriptor = {
+    DPT_PLUGIN_DESCRIPTOR_FIELDS, .id = "c11", .params = c11_decls, .param_count = 1,
+    .get_extension = c11_extension};
+static const dpt_plugin_descriptor* const c11_plugins[] = {&c11_descriptor};
+static const dpt_library c11_library = {DPT_LIBRARY_FIELDS, .plugins = c11_plugins,
+                                        .plugin_count = 1};
+
+/* The struct_size each initializer writes, in the order of abi_init_sizes_test. */
+void abi_init_sizes_c11(uint32_t* out) {
+  const dpt_step_args step = DPT_STEP_ARGS_INIT;
+  const dpt_param_group group = DPT_PARAM_GROUP_INIT;
+  const dpt_optimizer_memory memory = DPT_OPTIMIZER_MEMORY_INIT;
+  const dpt_memory_stats stats = DPT_MEMORY_STATS_INIT;
+  const dpt_runtime_options runtime = DPT_RUNTIME_OPTIONS_INIT;
+  const dpt_device_options device = DPT_DEVICE_OPTIONS_INIT;
+  out[0] = step.struct_size;
+  out[1] = group.struct_size;
+  out[2] = memory.struct_size;
+  out[3] = stats.struct_size;
+  out[4] = runtime.struct_size;
+  out[5] = device.struct_size;
+  out[6] = c11_library.struct_size;
+  out[7] = c11_library.abi_minor;
 }

@@ -41,7 +41,7 @@ class LoaderTest : public RuntimeTest {
     dpt_instance* handle = dpt_plugin_instance_handle(instance.get());
     const Outcome added = take(table->add_param_group(handle, &group));
     if (added.code != DPT_OK) return added;
-    const dpt_step_args args{DPT_STEP_ARGS_SIZE_1_0, nullptr, 1.0, 1.0};
+    const dpt_step_args args{DPT_STEP_ARGS_SIZE_1_0, nullptr, 1.0, 1.0, 0, nullptr};
     const Outcome stepped = take(table->step(handle, &args, nullptr));
     *result = tensors.param;
     return stepped;

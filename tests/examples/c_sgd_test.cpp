@@ -122,7 +122,7 @@ class CSgdTest : public ::testing::Test {
     return table(instance).add_param_group(dpt_plugin_instance_handle(instance.get()), &group);
   }
   static dpt_error* step(const Instance& instance, double lr_scale = 1.0, double grad_scale = 1.0) {
-    const dpt_step_args args{DPT_STEP_ARGS_SIZE_1_0, nullptr, lr_scale, grad_scale};
+    const dpt_step_args args{DPT_STEP_ARGS_SIZE_1_0, nullptr, lr_scale, grad_scale, 0, nullptr};
     return table(instance).step(dpt_plugin_instance_handle(instance.get()), &args, nullptr);
   }
 

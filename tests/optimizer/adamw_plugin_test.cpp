@@ -137,7 +137,7 @@ TEST_P(AdamwPluginTest, ReplaysPyTorchBitForBit) {
                                                       &view)));
     }
   }
-  const dpt_step_args args{DPT_STEP_ARGS_SIZE_1_0, nullptr, 1.0, 1.0};
+  const dpt_step_args args{DPT_STEP_ARGS_SIZE_1_0, nullptr, 1.0, 1.0, 0, nullptr};
   for (uint64_t step = 1; step <= fixture.steps; ++step) {
     for (size_t t = 0; t < tensors.size(); ++t) {
       std::vector<float> grad(static_cast<size_t>(tensors[t].shape));

@@ -86,7 +86,7 @@ Outcome Optimizer::add_group(const dpt_param_group& group) {
 }
 
 Outcome Optimizer::step(double lr_scale, double grad_scale) {
-  const dpt_step_args args{DPT_STEP_ARGS_SIZE_1_0, nullptr, lr_scale, grad_scale};
+  const dpt_step_args args{DPT_STEP_ARGS_SIZE_1_0, nullptr, lr_scale, grad_scale, 0, nullptr};
   return take(table().step(dpt_plugin_instance_handle(instance_), &args, nullptr));
 }
 

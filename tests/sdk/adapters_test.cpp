@@ -72,11 +72,11 @@ using Plain = sdk::OptimizerAdapter<PlainOptimizer>;
 
 TEST(SdkAdapters, TablesCarryTheirCurrentSize) {
   EXPECT_EQ(Counting::table.struct_size, DPT_OPTIMIZER_V1_SIZE_1_1);
-  EXPECT_EQ(sdk::RouterAdapter<FailingConstructor>::table.struct_size, DPT_ROUTER_V1_SIZE_1_0);
-  EXPECT_EQ(sdk::ParallelAdapter<NoopParallel>::table.struct_size, DPT_PARALLEL_V1_SIZE_1_0);
-  EXPECT_EQ(sdk::SandboxAdapter<NoopSandbox>::table.struct_size, DPT_SANDBOX_V1_SIZE_1_0);
+  EXPECT_EQ(sdk::RouterAdapter<FailingConstructor>::table.struct_size, DPT_ROUTER_DRAFT_SIZE);
+  EXPECT_EQ(sdk::ParallelAdapter<NoopParallel>::table.struct_size, DPT_PARALLEL_DRAFT_SIZE);
+  EXPECT_EQ(sdk::SandboxAdapter<NoopSandbox>::table.struct_size, DPT_SANDBOX_DRAFT_SIZE);
   EXPECT_EQ(sdk::CheckpointAdapter<NoConvertCheckpoint>::table.struct_size,
-            DPT_CHECKPOINT_V1_SIZE_1_0);
+            DPT_CHECKPOINT_DRAFT_SIZE);
 }
 
 TEST(SdkAdapters, OptionalSlotsAreNullWhenTheClassLacksThem) {
@@ -100,7 +100,7 @@ TEST(SdkAdapters, SlotsReachTheObjectAndReturnItsErrors) {
   ASSERT_EQ(take_error(host, Counting::table.create(host, nullptr, &handle)).message, "");
   ASSERT_NE(handle, nullptr);
 
-  const dpt_step_args args{DPT_STEP_ARGS_SIZE_1_0, nullptr, 2.5, 1.0};
+  const dpt_step_args args{DPT_STEP_ARGS_SIZE_1_0, nullptr, 2.5, 1.0, 0, nullptr};
   EXPECT_EQ(Counting::table.step(handle, &args, nullptr), nullptr);
   EXPECT_EQ(sdk::instance_of<CountingOptimizer>(handle)->object.steps, 2.5);
 
@@ -138,7 +138,7 @@ TEST(SdkAdapters, InputStructsAreCheckedForNullAndSize) {
   ASSERT_EQ(take_error(host, Counting::table.create(host, nullptr, &handle)).message, "");
   EXPECT_EQ(take_error(host, Counting::table.step(handle, nullptr, nullptr)).code,
             DPT_INVALID_ARGUMENT);
-  const dpt_step_args too_small{8, nullptr, 1.0, 1.0};
+  const dpt_step_args too_small{8, nullptr, 1.0, 1.0, 0, nullptr};
   EXPECT_EQ(take_error(host, Counting::table.step(handle, &too_small, nullptr)).code,
             DPT_INVALID_ARGUMENT);
   Counting::table.destroy(handle);
@@ -173,9 +173,78 @@ TEST(SdkAdapters, StructsAreTouchedOnlyUpToTheCallersSize) {
   EXPECT_EQ(older.device_staging_bytes, 777u);
 
   const dpt_optimizer_memory read = sdk::read_struct(&older, two_fields, "memory");
-  EXPECT_EQ(read.struct_size, sizeof(dpt_optimizer_memory));
+  EXPECT_EQ(read.struct_size, two_fields);  // the caller's, so DPT_HAS_FIELD still answers
   EXPECT_EQ(read.device_state_bytes, 11u);
   EXPECT_EQ(read.device_staging_bytes, 0u);
+}
+
+// Arguments of a later minor whose new field has a meaningful zero: `momentum_scale` 0
+// switches momentum off, while a caller built before the field existed means the default, 1.
+struct ProbeArgs {
+  uint32_t struct_size;
+  double lr_scale;
+  double momentum_scale;  // added later
+};
+constexpr size_t kProbeArgsSizeOld = DPT_STRUCT_SIZE(ProbeArgs, lr_scale);
+
+double momentum_scale_of(const ProbeArgs* given) {
+  const ProbeArgs args = sdk::read_struct(given, kProbeArgsSizeOld, "probe args");
+  return DPT_HAS_FIELD(&args, ProbeArgs, momentum_scale) ? args.momentum_scale : 1.0;
+}
+
+TEST(SdkAdapters, ReadStructKeepsTheCallersSizeSoAZeroFieldIsNotAMissingOne) {
+  const ProbeArgs older{static_cast<uint32_t>(kProbeArgsSizeOld), 1.0, 0.0};
+  const ProbeArgs newer{static_cast<uint32_t>(sizeof(ProbeArgs)), 1.0, 0.0};
+  EXPECT_EQ(momentum_scale_of(&older), 1.0);  // the field was not sent: its default
+  EXPECT_EQ(momentum_scale_of(&newer), 0.0);  // sent as zero: zero
+  const ProbeArgs larger{static_cast<uint32_t>(sizeof(ProbeArgs) + 8), 1.0, 0.5};
+  EXPECT_EQ(sdk::read_struct(&larger, kProbeArgsSizeOld, "probe args").struct_size, sizeof(ProbeArgs));
+}
+
+// An optimizer that records what its step saw of the caller's dpt_step_args.
+class StepArgsProbe {
+ public:
+  StepArgsProbe(const dpt_host*, const sdk::Config&) {}
+  void add_param_group(const dpt_param_group&) {}
+  void step(const dpt_step_args& args, dpt_stream*) {
+    saw_grads_field = DPT_HAS_FIELD(&args, dpt_step_args, grads);
+    step_grads = sdk::step_gradients(args, 2);
+  }
+  void export_state(const sdk::StateVisitor&) const {}
+  void import_state(const char*, const char*, const DLTensor&) {}
+  bool saw_grads_field = false;
+  const DLTensor* step_grads = nullptr;
+};
+
+TEST(SdkAdapters, AStepSeesWhetherItsCallerKnowsPerStepGradients) {
+  using Probe = sdk::OptimizerAdapter<StepArgsProbe>;
+  TestRuntime runtime;
+  const dpt_host* host = runtime.host();
+  dpt_instance* handle = nullptr;
+  ASSERT_EQ(take_error(host, Probe::table.create(host, nullptr, &handle)).message, "");
+  StepArgsProbe& probe = sdk::instance_of<StepArgsProbe>(handle)->object;
+
+  const dpt_step_args older{DPT_STEP_ARGS_SIZE_1_0, nullptr, 1.0, 1.0, 2, nullptr};  // 1.0 caller
+  EXPECT_EQ(take_error(host, Probe::table.step(handle, &older, nullptr)).message, "");
+  EXPECT_FALSE(probe.saw_grads_field);
+  EXPECT_EQ(probe.step_grads, nullptr);  // the bytes past its size were never read
+
+  dpt_step_args plain = DPT_STEP_ARGS_INIT;
+  EXPECT_EQ(take_error(host, Probe::table.step(handle, &plain, nullptr)).message, "");
+  EXPECT_TRUE(probe.saw_grads_field);
+  EXPECT_EQ(probe.step_grads, nullptr);
+
+  const DLTensor grads[2] = {};
+  plain.grad_count = 2;
+  plain.grads = grads;
+  EXPECT_EQ(take_error(host, Probe::table.step(handle, &plain, nullptr)).message, "");
+  EXPECT_EQ(probe.step_grads, grads);
+
+  plain.grad_count = 1;
+  const TakenError miscounted = take_error(host, Probe::table.step(handle, &plain, nullptr));
+  EXPECT_EQ(miscounted.code, DPT_INVALID_ARGUMENT);
+  EXPECT_EQ(miscounted.message, "step args: 1 per-step gradients for 2 tensors");
+  Probe::table.destroy(handle);
 }
 
 constexpr dpt_param_decl kParams[] = {sdk::float_param("lr", "0.1", "learning rate")};
@@ -212,7 +281,8 @@ TEST(SdkAdapters, ExtraLookupAnswersOtherCapabilities) {
 TEST(SdkAdapters, LibraryRecordCarriesTheHeadersAbiVersion) {
   static constexpr const dpt_plugin_descriptor* plugins[] = {&kCounting, &kPlain};
   constexpr dpt_library library = sdk::make_library("lib", "9.9.9", plugins);
-  EXPECT_EQ(library.struct_size, DPT_LIBRARY_SIZE_1_0);
+  EXPECT_EQ(library.struct_size, DPT_LIBRARY_SIZE_1_3);
+  EXPECT_EQ(library.deinit, nullptr);
   EXPECT_EQ(library.abi_major, static_cast<uint32_t>(DPT_ABI_MAJOR));
   EXPECT_EQ(library.abi_minor, static_cast<uint32_t>(DPT_ABI_MINOR));
   EXPECT_EQ(library.plugin_count, 2u);

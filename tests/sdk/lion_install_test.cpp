@@ -83,7 +83,7 @@ TEST(SdkInstall, OutOfTreeLionMatchesReference) {
                               grad_views.data()};
   ASSERT_EQ(take_error(host, table.add_param_group(handle, &group)).message, "");
 
-  const dpt_step_args args{DPT_STEP_ARGS_SIZE_1_0, nullptr, 0.5, 2.0};  // lr × 0.5, grads ÷ 2
+  const dpt_step_args args{DPT_STEP_ARGS_SIZE_1_0, nullptr, 0.5, 2.0, 0, nullptr};  // lr × 0.5, grads ÷ 2
   const float lr = static_cast<float>(1e-2 * 0.5);
   for (int step = 0; step < 4; ++step) {
     for (size_t t = 0; t < sizes.size(); ++t) {

@@ -1,17 +1,21 @@
-/* dopant ABI — kind "dopant.checkpoint/1": writing, reading and converting checkpoints.
+/* dopant ABI — kind "dopant.checkpoint.draft/0": writing, reading and converting checkpoints.
  *
  * Formats are named by strings ("safetensors", "torch-dcp", "megatron-dist", "hf"); a
  * plugin reports what it cannot handle with DPT_UNIMPLEMENTED. Paths are UTF-8.
+ *
+ * DRAFT: this kind has no shipped plugin yet. Its id ends in ".draft/0", its sizes are not
+ * pinned, and it may change in any way until it is promoted to "/1" (see docs/abi.md). The
+ * core loads a plugin of a draft kind only when its table is exactly this header's size.
  */
-#ifndef DOPANT_ABI_CHECKPOINT_H
-#define DOPANT_ABI_CHECKPOINT_H
+#ifndef DOPANT_ABI_DRAFT_CHECKPOINT_H
+#define DOPANT_ABI_DRAFT_CHECKPOINT_H
 
 #include <dlpack/dlpack.h>
 
-#include "base.h"
-#include "host.h"
+#include "../base.h"
+#include "../host.h"
 
-#define DPT_KIND_CHECKPOINT "dopant.checkpoint/1"
+#define DPT_KIND_CHECKPOINT "dopant.checkpoint.draft/0"
 
 typedef struct dpt_convert_request {
   uint32_t struct_size;
@@ -21,13 +25,12 @@ typedef struct dpt_convert_request {
   const char* target_path;        /* written atomically: complete or absent         */
   const char* target_format;
 } dpt_convert_request;
-#define DPT_CONVERT_REQUEST_SIZE_1_0 DPT_STRUCT_SIZE(dpt_convert_request, target_format)
-DPT_PIN_SIZE_LP64(DPT_CONVERT_REQUEST_SIZE_1_0, 48);
+#define DPT_CONVERT_REQUEST_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_convert_request, target_format)
 
 /* Receives one tensor while reading. The view is valid only during the call. */
 typedef dpt_error* (*dpt_tensor_visitor)(void* context, const char* name, const DLTensor* value);
 
-typedef struct dpt_checkpoint_v1 {
+typedef struct dpt_checkpoint_draft {
   uint32_t struct_size;
   /* [control-thread] */
   dpt_error* (*create)(const dpt_host* host, const dpt_config* config, dpt_instance** out);
@@ -41,8 +44,7 @@ typedef struct dpt_checkpoint_v1 {
                      void* context);
   /* [instance-thread] Optional. Converts a checkpoint from one format to another. */
   dpt_error* (*convert)(dpt_instance* instance, const dpt_convert_request* request);
-} dpt_checkpoint_v1;
-#define DPT_CHECKPOINT_V1_SIZE_1_0 DPT_STRUCT_SIZE(dpt_checkpoint_v1, convert)
-DPT_PIN_SIZE_LP64(DPT_CHECKPOINT_V1_SIZE_1_0, 48);
+} dpt_checkpoint_draft;
+#define DPT_CHECKPOINT_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_checkpoint_draft, convert)
 
-#endif /* DOPANT_ABI_CHECKPOINT_H */
+#endif /* DOPANT_ABI_DRAFT_CHECKPOINT_H */

@@ -1,18 +1,22 @@
-/* dopant ABI — kind "dopant.parallel/1": how MoE tokens travel between ranks.
+/* dopant ABI — kind "dopant.parallel.draft/0": how MoE tokens travel between ranks.
  *
  * A strategy is set up once with the topology, then moves tokens to the ranks that hold
  * their experts (dispatch) and brings the expert outputs back (combine). The communicator
  * is the engine's own (an MPI_Comm on CPU runs, an ncclComm_t on GPU runs), passed through.
+ *
+ * DRAFT: this kind has no shipped plugin yet. Its id ends in ".draft/0", its sizes are not
+ * pinned, and it may change in any way until it is promoted to "/1" (see docs/abi.md). The
+ * core loads a plugin of a draft kind only when its table is exactly this header's size.
  */
-#ifndef DOPANT_ABI_PARALLEL_H
-#define DOPANT_ABI_PARALLEL_H
+#ifndef DOPANT_ABI_DRAFT_PARALLEL_H
+#define DOPANT_ABI_DRAFT_PARALLEL_H
 
 #include <dlpack/dlpack.h>
 
-#include "base.h"
-#include "host.h"
+#include "../base.h"
+#include "../host.h"
 
-#define DPT_KIND_PARALLEL "dopant.parallel/1"
+#define DPT_KIND_PARALLEL "dopant.parallel.draft/0"
 
 typedef struct dpt_parallel_topology {
   uint32_t struct_size;
@@ -27,8 +31,7 @@ typedef struct dpt_parallel_topology {
   const char* communicator_kind;  /* "mpi" or "nccl"                               */
   void* communicator;             /* pointer to MPI_Comm / ncclComm_t, borrowed     */
 } dpt_parallel_topology;
-#define DPT_PARALLEL_TOPOLOGY_SIZE_1_0 DPT_STRUCT_SIZE(dpt_parallel_topology, communicator)
-DPT_PIN_SIZE_LP64(DPT_PARALLEL_TOPOLOGY_SIZE_1_0, 64);
+#define DPT_PARALLEL_TOPOLOGY_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_parallel_topology, communicator)
 
 /* Tokens this rank received for its local experts, grouped by local expert. The views
  * belong to the instance and stay valid until the next dispatch or destroy. */
@@ -37,9 +40,9 @@ typedef struct dpt_dispatch_result {
   DLTensor expert_tokens;         /* [received, hidden], same dtype as the input    */
   DLTensor tokens_per_expert;     /* [local_experts] int64                          */
 } dpt_dispatch_result;
-#define DPT_DISPATCH_RESULT_SIZE_1_0 DPT_STRUCT_SIZE(dpt_dispatch_result, tokens_per_expert)
+#define DPT_DISPATCH_RESULT_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_dispatch_result, tokens_per_expert)
 
-typedef struct dpt_parallel_v1 {
+typedef struct dpt_parallel_draft {
   uint32_t struct_size;
   /* [control-thread] */
   dpt_error* (*create)(const dpt_host* host, const dpt_config* config, dpt_instance** out);
@@ -57,8 +60,7 @@ typedef struct dpt_parallel_v1 {
    * Collective. */
   dpt_error* (*combine)(dpt_instance* instance, const DLTensor* expert_outputs,
                         const DLTensor* weights, DLTensor* out, dpt_stream* stream);
-} dpt_parallel_v1;
-#define DPT_PARALLEL_V1_SIZE_1_0 DPT_STRUCT_SIZE(dpt_parallel_v1, combine)
-DPT_PIN_SIZE_LP64(DPT_PARALLEL_V1_SIZE_1_0, 48);
+} dpt_parallel_draft;
+#define DPT_PARALLEL_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_parallel_draft, combine)
 
-#endif /* DOPANT_ABI_PARALLEL_H */
+#endif /* DOPANT_ABI_DRAFT_PARALLEL_H */

@@ -1,17 +1,21 @@
-/* dopant ABI — kind "dopant.router/1": MoE routers that pick experts for tokens.
+/* dopant ABI — kind "dopant.router.draft/0": MoE routers that pick experts for tokens.
  *
  * Optional capabilities (replay of recorded routing, delta codecs) are extension tables
  * found through the descriptor's get_extension with their own versioned ids.
+ *
+ * DRAFT: this kind has no shipped plugin yet. Its id ends in ".draft/0", its sizes are not
+ * pinned, and it may change in any way until it is promoted to "/1" (see docs/abi.md). The
+ * core loads a plugin of a draft kind only when its table is exactly this header's size.
  */
-#ifndef DOPANT_ABI_ROUTER_H
-#define DOPANT_ABI_ROUTER_H
+#ifndef DOPANT_ABI_DRAFT_ROUTER_H
+#define DOPANT_ABI_DRAFT_ROUTER_H
 
 #include <dlpack/dlpack.h>
 
-#include "base.h"
-#include "host.h"
+#include "../base.h"
+#include "../host.h"
 
-#define DPT_KIND_ROUTER "dopant.router/1"
+#define DPT_KIND_ROUTER "dopant.router.draft/0"
 
 /* One routing call for one MoE layer. Output tensors are allocated by the caller. */
 typedef struct dpt_route_args {
@@ -23,10 +27,9 @@ typedef struct dpt_route_args {
   DLTensor* expert_ids;           /* [tokens, top_k] int32, out                    */
   DLTensor* weights;              /* [tokens, top_k] fp32, out, combine weights     */
 } dpt_route_args;
-#define DPT_ROUTE_ARGS_SIZE_1_0 DPT_STRUCT_SIZE(dpt_route_args, weights)
-DPT_PIN_SIZE_LP64(DPT_ROUTE_ARGS_SIZE_1_0, 48);
+#define DPT_ROUTE_ARGS_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_route_args, weights)
 
-typedef struct dpt_router_v1 {
+typedef struct dpt_router_draft {
   uint32_t struct_size;
   /* [control-thread] */
   dpt_error* (*create)(const dpt_host* host, const dpt_config* config, dpt_instance** out);
@@ -34,8 +37,7 @@ typedef struct dpt_router_v1 {
   void (*destroy)(dpt_instance* instance);
   /* [instance-thread] Fills expert_ids and weights, queued on `stream`. */
   dpt_error* (*route)(dpt_instance* instance, const dpt_route_args* args, dpt_stream* stream);
-} dpt_router_v1;
-#define DPT_ROUTER_V1_SIZE_1_0 DPT_STRUCT_SIZE(dpt_router_v1, route)
-DPT_PIN_SIZE_LP64(DPT_ROUTER_V1_SIZE_1_0, 32);
+} dpt_router_draft;
+#define DPT_ROUTER_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_router_draft, route)
 
-#endif /* DOPANT_ABI_ROUTER_H */
+#endif /* DOPANT_ABI_DRAFT_ROUTER_H */

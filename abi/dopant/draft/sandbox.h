@@ -1,15 +1,19 @@
-/* dopant ABI — kind "dopant.sandbox/1": isolated execution of tool calls.
+/* dopant ABI — kind "dopant.sandbox.draft/0": isolated execution of tool calls.
  *
  * A call runs a command in isolation with a payload on standard input and returns its exit
  * status and outputs. Output buffers belong to the instance until release_result.
+ *
+ * DRAFT: this kind has no shipped plugin yet. Its id ends in ".draft/0", its sizes are not
+ * pinned, and it may change in any way until it is promoted to "/1" (see docs/abi.md). The
+ * core loads a plugin of a draft kind only when its table is exactly this header's size.
  */
-#ifndef DOPANT_ABI_SANDBOX_H
-#define DOPANT_ABI_SANDBOX_H
+#ifndef DOPANT_ABI_DRAFT_SANDBOX_H
+#define DOPANT_ABI_DRAFT_SANDBOX_H
 
-#include "base.h"
-#include "host.h"
+#include "../base.h"
+#include "../host.h"
 
-#define DPT_KIND_SANDBOX "dopant.sandbox/1"
+#define DPT_KIND_SANDBOX "dopant.sandbox.draft/0"
 
 typedef struct dpt_sandbox_request {
   uint32_t struct_size;
@@ -19,8 +23,7 @@ typedef struct dpt_sandbox_request {
   uint64_t input_bytes;
   uint64_t timeout_ms;            /* 0: the plugin's configured default             */
 } dpt_sandbox_request;
-#define DPT_SANDBOX_REQUEST_SIZE_1_0 DPT_STRUCT_SIZE(dpt_sandbox_request, timeout_ms)
-DPT_PIN_SIZE_LP64(DPT_SANDBOX_REQUEST_SIZE_1_0, 48);
+#define DPT_SANDBOX_REQUEST_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_sandbox_request, timeout_ms)
 
 typedef struct dpt_sandbox_result {
   uint32_t struct_size;
@@ -32,10 +35,9 @@ typedef struct dpt_sandbox_result {
   uint64_t error_output_bytes;
   uint64_t wall_ns;               /* time from request to result                    */
 } dpt_sandbox_result;
-#define DPT_SANDBOX_RESULT_SIZE_1_0 DPT_STRUCT_SIZE(dpt_sandbox_result, wall_ns)
-DPT_PIN_SIZE_LP64(DPT_SANDBOX_RESULT_SIZE_1_0, 56);
+#define DPT_SANDBOX_RESULT_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_sandbox_result, wall_ns)
 
-typedef struct dpt_sandbox_v1 {
+typedef struct dpt_sandbox_draft {
   uint32_t struct_size;
   /* [control-thread] */
   dpt_error* (*create)(const dpt_host* host, const dpt_config* config, dpt_instance** out);
@@ -46,8 +48,7 @@ typedef struct dpt_sandbox_v1 {
                         dpt_sandbox_result* out);
   /* [any-thread] Frees the buffers of a result from execute. */
   void (*release_result)(dpt_instance* instance, dpt_sandbox_result* result);
-} dpt_sandbox_v1;
-#define DPT_SANDBOX_V1_SIZE_1_0 DPT_STRUCT_SIZE(dpt_sandbox_v1, release_result)
-DPT_PIN_SIZE_LP64(DPT_SANDBOX_V1_SIZE_1_0, 40);
+} dpt_sandbox_draft;
+#define DPT_SANDBOX_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_sandbox_draft, release_result)
 
-#endif /* DOPANT_ABI_SANDBOX_H */
+#endif /* DOPANT_ABI_DRAFT_SANDBOX_H */

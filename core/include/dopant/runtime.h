@@ -4,6 +4,10 @@
  * any kind through their ABI tables, read metrics, destroy. The CLI and the workloads use
  * nothing but this header and the ABI headers. Every call here is [control-thread] unless
  * tagged otherwise (tags are defined in <dopant/base.h>).
+ *
+ * Handles: a call given a NULL handle does nothing and returns NULL, 0 or, where it returns
+ * dpt_error*, a DPT_INVALID_ARGUMENT error. Options structs are read up to their
+ * struct_size, which must reach at least the field named next to each struct.
  */
 #ifndef DOPANT_RUNTIME_H
 #define DOPANT_RUNTIME_H
@@ -35,6 +39,11 @@ DPT_API uint32_t dpt_abi_minor(void);
 DPT_API dpt_code dpt_error_get_code(const dpt_error* error);
 DPT_API const char* dpt_error_get_message(const dpt_error* error);
 DPT_API void dpt_error_destroy(dpt_error* error);
+/* Creates an error, for an embedder's callbacks (a dpt_state_visitor, a tensor visitor) to
+ * return to a plugin: it is the same kind of error the host creates, so the plugin may
+ * return it onward or free it through its host. A code this dopant does not know becomes
+ * DPT_INTERNAL. `message` is copied (NULL reads as ""). Never NULL. [any-thread] */
+DPT_API dpt_error* dpt_error_create(dpt_code code, const char* message);
 /* "invalid argument", "out of memory", ... [any-thread] */
 DPT_API const char* dpt_code_name(dpt_code code);
 
@@ -49,11 +58,20 @@ typedef struct dpt_runtime_options {
   uint32_t threads;               /* thread pool size; 0: one per core              */
 } dpt_runtime_options;
 #define DPT_RUNTIME_OPTIONS_SIZE_1_0 DPT_STRUCT_SIZE(dpt_runtime_options, threads)
+/* The defaults: the default search path, warnings and errors logged, one thread per core.
+ * dpt_runtime_create reads at least up to `plugin_path`. */
+#define DPT_RUNTIME_OPTIONS_INIT {DPT_RUNTIME_OPTIONS_SIZE_1_0, NULL, 0, DPT_LOG_WARN, 0}
 
 /* Creates a runtime and loads every plugin library found on the search path: the
  * options' folders, then DOPANT_PLUGIN_PATH, then the install dir, then the build tree. A
  * library that fails to load is recorded as a load problem and skipped. */
 DPT_API dpt_error* dpt_runtime_create(const dpt_runtime_options* options, dpt_runtime** out);
+/* Destroys a runtime. Instances still alive are destroyed first, newest first, each with a
+ * warning in the log; their dpt_plugin_instance handles stay allocated so that a later
+ * dpt_plugin_instance_destroy frees them (and does nothing else), and on them
+ * dpt_plugin_instance_table, _handle and _info return NULL. Then every library the runtime
+ * loaded is released: where no other runtime holds it, its deinit runs. Every pointer the
+ * runtime handed out (host table, plugin infos, metrics) is invalid afterwards. */
 DPT_API void dpt_runtime_destroy(dpt_runtime* runtime);
 /* The host table handed to workloads and embedders (metrics, memory, threads). */
 DPT_API const dpt_host* dpt_runtime_host(dpt_runtime* runtime);
@@ -111,6 +129,8 @@ typedef struct dpt_device_options {
   uint64_t memory_limit;          /* bytes of device memory allowed; 0: no limit     */
 } dpt_device_options;
 #define DPT_DEVICE_OPTIONS_SIZE_1_0 DPT_STRUCT_SIZE(dpt_device_options, memory_limit)
+/* The CPU, no memory limit. dpt_runtime_set_device reads up to `memory_limit`. */
+#define DPT_DEVICE_OPTIONS_INIT {DPT_DEVICE_OPTIONS_SIZE_1_0, "cpu", 0, 0}
 
 /* Selects the device behind DPT_MEMORY_DEVICE and resets memory peaks. Fails with
  * DPT_UNAVAILABLE when "cuda" is asked for and no GPU (or no CUDA build) is present. Only
@@ -144,8 +164,20 @@ DPT_API const dpt_config* dpt_run_config_slot_params(const dpt_run_config* confi
 
 /* ---------------------------------------------------------------- instances */
 
-/* Creates an instance of a plugin. `params` comes from a run config slot of that plugin,
- * or NULL for the declared defaults. */
+/* One plugin's parameters from TOML text, validated without a run file: the top-level keys
+ * are the plugin's parameter names ("lr = 1e-3\nchunk = \"64MiB\""); undeclared keys fill
+ * in their defaults. Problems are reported like those of a run file, every one on its own
+ * line as SOURCE:LINE:COLUMN: text (`source_name` stands for the file name; NULL reads
+ * "<params>"). `*out` belongs to the caller, who frees it with dpt_plugin_params_destroy; it
+ * may be passed to dpt_plugin_instance_create of that plugin while the runtime lives. */
+DPT_API dpt_error* dpt_plugin_params_parse(dpt_runtime* runtime, const char* plugin_id,
+                                           const char* text, const char* source_name,
+                                           dpt_config** out);
+DPT_API void dpt_plugin_params_destroy(dpt_config* params);
+
+/* Creates an instance of a plugin. `params` comes from a run config slot of that plugin or
+ * from dpt_plugin_params_parse, or is NULL for the declared defaults; the plugin reads it
+ * only during this call. */
 DPT_API dpt_error* dpt_plugin_instance_create(dpt_runtime* runtime, const char* plugin_id,
                                               const dpt_config* params, dpt_plugin_instance** out);
 /* The kind's function table, widened to this core's minor: cast it to the kind's struct
@@ -154,6 +186,8 @@ DPT_API const void* dpt_plugin_instance_table(const dpt_plugin_instance* instanc
 /* The plugin's own handle, first argument of every table call. */
 DPT_API dpt_instance* dpt_plugin_instance_handle(const dpt_plugin_instance* instance);
 DPT_API const dpt_plugin_info* dpt_plugin_instance_info(const dpt_plugin_instance* instance);
+/* Destroys the plugin's instance and frees the handle (see dpt_runtime_destroy for a handle
+ * whose runtime is gone). */
 DPT_API void dpt_plugin_instance_destroy(dpt_plugin_instance* instance);
 
 /* ---------------------------------------------------------------- metrics */

@@ -7,7 +7,9 @@
  *   momentum != 0: buf = g' on the first step, else momentum * buf + (1 - dampening) * g'
  *                  g' = nesterov ? g' + momentum * buf : buf
  *   p -= lr * lr_scale * g'
- * Tensors are fp32, contiguous, in the memory of a CPU device.
+ * Tensors are fp32, contiguous, in the memory of a CPU device. Gradients may move between
+ * steps (dpt_step_args.grads). Static data uses the ABI's initializer macros with
+ * designated initializers, so every field is named where it is set.
  */
 #include <dopant/abi.h>
 
@@ -21,20 +23,22 @@
 /* ------------------------------------------------------------------ declared parameters */
 
 static const dpt_param_decl lr_decl = {
-    DPT_PARAM_DECL_SIZE_1_0, "lr", DPT_PARAM_FLOAT, "1e-3", "0", NULL, NULL, 0, "",
-    "learning rate (> 0)"};
+    DPT_PARAM_DECL_FIELDS, .name = "lr", .type = DPT_PARAM_FLOAT, .default_value = "1e-3",
+    .min_value = "0", .unit = "", .doc = "learning rate (> 0)"};
 static const dpt_param_decl momentum_decl = {
-    DPT_PARAM_DECL_SIZE_1_0, "momentum", DPT_PARAM_FLOAT, "0.0", "0", "1", NULL, 0, "",
-    "momentum factor; 0 disables the momentum buffer"};
+    DPT_PARAM_DECL_FIELDS, .name = "momentum", .type = DPT_PARAM_FLOAT, .default_value = "0.0",
+    .min_value = "0", .max_value = "1", .unit = "",
+    .doc = "momentum factor; 0 disables the momentum buffer"};
 static const dpt_param_decl dampening_decl = {
-    DPT_PARAM_DECL_SIZE_1_0, "dampening", DPT_PARAM_FLOAT, "0.0", "0", "1", NULL, 0, "",
-    "dampening of the gradient added to the momentum buffer"};
+    DPT_PARAM_DECL_FIELDS, .name = "dampening", .type = DPT_PARAM_FLOAT, .default_value = "0.0",
+    .min_value = "0", .max_value = "1", .unit = "",
+    .doc = "dampening of the gradient added to the momentum buffer"};
 static const dpt_param_decl weight_decay_decl = {
-    DPT_PARAM_DECL_SIZE_1_0, "weight_decay", DPT_PARAM_FLOAT, "0.0", "0", NULL, NULL, 0, "",
-    "L2 penalty added to the gradient"};
+    DPT_PARAM_DECL_FIELDS, .name = "weight_decay", .type = DPT_PARAM_FLOAT, .default_value = "0.0",
+    .min_value = "0", .unit = "", .doc = "L2 penalty added to the gradient"};
 static const dpt_param_decl nesterov_decl = {
-    DPT_PARAM_DECL_SIZE_1_0, "nesterov", DPT_PARAM_BOOL, "false", NULL, NULL, NULL, 0, NULL,
-    "Nesterov momentum (needs momentum > 0 and dampening 0)"};
+    DPT_PARAM_DECL_FIELDS, .name = "nesterov", .type = DPT_PARAM_BOOL, .default_value = "false",
+    .doc = "Nesterov momentum (needs momentum > 0 and dampening 0)"};
 
 static const dpt_param_decl* const sgd_params[] = {&lr_decl, &momentum_decl, &dampening_decl,
                                                    &weight_decay_decl, &nesterov_decl};
@@ -306,6 +310,7 @@ static dpt_error* sgd_add_param_group(dpt_instance* self, const dpt_param_group*
 /* One tensor's update, split over the host's thread pool. */
 typedef struct sgd_update {
   sgd_tensor* tensor;
+  const float* grad;      /* this step's gradient: per-step, or the one from add_param_group */
   float* momentum_buffer; /* NULL when the group has no momentum */
   float lr;           /* group lr times lr_scale */
   float grad_scale;
@@ -319,7 +324,7 @@ typedef struct sgd_update {
 static dpt_error* sgd_update_range(void* context, uint64_t begin, uint64_t end) {
   const sgd_update* u = (const sgd_update*)context;
   float* param = u->tensor->param;
-  const float* grad = u->tensor->grad;
+  const float* grad = u->grad;
   float* buffer = u->momentum_buffer;
   uint64_t i;
   for (i = begin; i < end; ++i) {
@@ -334,9 +339,37 @@ static dpt_error* sgd_update_range(void* context, uint64_t begin, uint64_t end) 
   return NULL;
 }
 
+/* Checks this step's gradients (dpt_step_args.grads, added in minor 3) against the
+ * parameters: one per tensor, same shape, fp32 and contiguous. */
+static dpt_error* sgd_check_step_grads(dpt_instance* self, uint32_t count, const DLTensor* grads) {
+  const dpt_host* host = self->host;
+  uint32_t i;
+  if (count != self->tensor_count || grads == NULL)
+    return host->error(host, DPT_INVALID_ARGUMENT,
+                       "c-sgd: per-step gradients must be one per tensor of the instance");
+  for (i = 0; i < count; ++i) {
+    const sgd_tensor* tensor = &self->tensors[i];
+    uint64_t numel = 0;
+    int32_t axis;
+    dpt_error* error = sgd_check_tensor(host, &grads[i], tensor->name, "gradient", &numel);
+    if (error != NULL) return error;
+    if (grads[i].ndim != tensor->ndim)
+      return sgd_fail(host, DPT_INVALID_ARGUMENT,
+                      "c-sgd: the step's gradient of `%s` does not have its parameter's shape",
+                      tensor->name, NULL);
+    for (axis = 0; axis < tensor->ndim; ++axis)
+      if (grads[i].shape[axis] != tensor->shape[axis])
+        return sgd_fail(host, DPT_INVALID_ARGUMENT,
+                        "c-sgd: the step's gradient of `%s` does not have its parameter's shape",
+                        tensor->name, NULL);
+  }
+  return NULL;
+}
+
 static dpt_error* sgd_step(dpt_instance* self, const dpt_step_args* args, dpt_stream* stream) {
   const dpt_host* host = self->host;
   double lr_scale = 1.0, grad_scale = 1.0;
+  const DLTensor* step_grads = NULL;
   uint32_t i;
   (void)stream; /* CPU only: the update runs before step returns */
   if (args != NULL) {
@@ -344,6 +377,11 @@ static dpt_error* sgd_step(dpt_instance* self, const dpt_step_args* args, dpt_st
       return host->error(host, DPT_INVALID_ARGUMENT, "c-sgd: step args are too small");
     lr_scale = args->lr_scale;
     grad_scale = args->grad_scale;
+    if (DPT_HAS_FIELD(args, dpt_step_args, grads) && (args->grad_count != 0 || args->grads != NULL)) {
+      dpt_error* error = sgd_check_step_grads(self, args->grad_count, args->grads);
+      if (error != NULL) return error;
+      step_grads = args->grads;
+    }
   }
   if (!(grad_scale != 0.0) || sgd_is_nan(lr_scale))
     return host->error(host, DPT_INVALID_ARGUMENT,
@@ -354,6 +392,7 @@ static dpt_error* sgd_step(dpt_instance* self, const dpt_step_args* args, dpt_st
     sgd_update update;
     dpt_error* error;
     update.tensor = tensor;
+    update.grad = step_grads != NULL ? sgd_data(&step_grads[i]) : tensor->grad;
     update.momentum_buffer = hyper->momentum != 0.0 ? tensor->momentum_buffer : NULL;
     update.lr = (float)(hyper->lr * lr_scale);
     update.grad_scale = (float)grad_scale;
@@ -441,9 +480,14 @@ static dpt_error* sgd_memory(dpt_instance* self, dpt_optimizer_memory* out) {
   return NULL;
 }
 
-static const dpt_optimizer_v1 sgd_table = {
-    DPT_OPTIMIZER_V1_SIZE_1_1, sgd_create,       sgd_destroy,      sgd_add_param_group,
-    sgd_step,                  sgd_export_state, sgd_import_state, sgd_memory};
+static const dpt_optimizer_v1 sgd_table = {DPT_OPTIMIZER_V1_FIELDS,
+                                           .create = sgd_create,
+                                           .destroy = sgd_destroy,
+                                           .add_param_group = sgd_add_param_group,
+                                           .step = sgd_step,
+                                           .export_state = sgd_export_state,
+                                           .import_state = sgd_import_state,
+                                           .memory = sgd_memory};
 
 /* ------------------------------------------------------------------ descriptor and entry */
 
@@ -452,19 +496,21 @@ static const void* sgd_get_extension(const char* id) {
 }
 
 static const dpt_plugin_descriptor sgd_descriptor = {
-    DPT_PLUGIN_DESCRIPTOR_SIZE_1_0,
-    "c-sgd",
-    DPT_KIND_OPTIMIZER,
-    "1.0.0",
-    "SGD with momentum (PyTorch semantics), written in plain C",
-    sgd_params,
-    sizeof sgd_params / sizeof sgd_params[0],
-    sgd_get_extension};
+    DPT_PLUGIN_DESCRIPTOR_FIELDS,
+    .id = "c-sgd",
+    .kind = DPT_KIND_OPTIMIZER,
+    .version = "1.1.0",
+    .description = "SGD with momentum (PyTorch semantics), written in plain C",
+    .params = sgd_params,
+    .param_count = sizeof sgd_params / sizeof sgd_params[0],
+    .get_extension = sgd_get_extension};
 
 static const dpt_plugin_descriptor* const sgd_plugins[] = {&sgd_descriptor};
 
-static const dpt_library sgd_library = {
-    DPT_LIBRARY_SIZE_1_0, DPT_ABI_MAJOR, DPT_ABI_MINOR, "dopant-example-c-sgd", "1.0.0", NULL,
-    sgd_plugins,          1};
+static const dpt_library sgd_library = {DPT_LIBRARY_FIELDS,
+                                        .id = "dopant-example-c-sgd",
+                                        .version = "1.1.0",
+                                        .plugins = sgd_plugins,
+                                        .plugin_count = 1};
 
 DPT_EXPORT const dpt_library* dpt_plugin_entry_v1(void) { return &sgd_library; }

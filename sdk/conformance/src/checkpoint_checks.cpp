@@ -1,5 +1,7 @@
-// Checks of "dopant.checkpoint/1" plugins: named fp32 host tensors written to a fresh path
+// Checks of "dopant.checkpoint.draft/0" plugins: named fp32 host tensors written to a fresh path
 // read back with the same names, dtypes, shapes and bytes.
+#include <dopant/draft/checkpoint.h>
+
 #include "outcome.hpp"
 #include "registry.hpp"
 
@@ -53,7 +55,7 @@ void check_round_trip(const Target& target) {
       {alpha.data(), {kDLCPU, 0}, 1, sdk::kFloat32, alpha_shape, alpha_strides, 0},
       {beta.data(), {kDLCPU, 0}, 2, sdk::kFloat32, beta_shape, beta_strides, 0}};
   const char* names[] = {"alpha", "layers.0.beta"};
-  const auto& table = checkpoint.table<dpt_checkpoint_v1>();
+  const auto& table = checkpoint.table<dpt_checkpoint_draft>();
   const std::string written =
       ok_or_message(table.write(checkpoint.handle(), path.c_str(), 2, names, tensors));
   std::map<std::string, ReadTensor> read;

@@ -3,6 +3,10 @@
 #pragma once
 
 #include <dopant/abi.h>
+#include <dopant/draft/checkpoint.h>
+#include <dopant/draft/parallel.h>
+#include <dopant/draft/router.h>
+#include <dopant/draft/sandbox.h>
 
 #include <cstddef>
 #include <cstring>

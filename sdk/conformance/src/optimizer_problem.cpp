@@ -86,6 +86,6 @@ double OptimizerProblem::loss() const {
   return sum;
 }
 
-dpt_step_args unit_step_args() { return dpt_step_args{DPT_STEP_ARGS_SIZE_1_0, nullptr, 1.0, 1.0}; }
+dpt_step_args unit_step_args() { return DPT_STEP_ARGS_INIT; }
 
 }  // namespace dopant::conformance

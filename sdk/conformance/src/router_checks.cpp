@@ -1,5 +1,7 @@
-// Checks of "dopant.router/1" plugins: for random fp32 logits, every token gets top_k
+// Checks of "dopant.router.draft/0" plugins: for random fp32 logits, every token gets top_k
 // distinct expert ids in [0, experts) and finite combine weights.
+#include <dopant/draft/router.h>
+
 #include "outcome.hpp"
 #include "registry.hpp"
 
@@ -33,9 +35,9 @@ void check_routes_valid(const Target& target) {
                              logits_shape, logits_strides, 0};
   DLTensor ids_view{ids.data(), {kDLCPU, 0}, 2, sdk::kInt32, out_shape, out_strides, 0};
   DLTensor weights_view{weights.data(), {kDLCPU, 0}, 2, sdk::kFloat32, out_shape, out_strides, 0};
-  const dpt_route_args args{DPT_ROUTE_ARGS_SIZE_1_0, nullptr, 0, kTopK, &logits_view,
+  const dpt_route_args args{DPT_ROUTE_ARGS_DRAFT_SIZE, nullptr, 0, kTopK, &logits_view,
                             &ids_view, &weights_view};
-  ASSERT_EQ("", ok_or_message(router.table<dpt_router_v1>().route(router.handle(), &args,
+  ASSERT_EQ("", ok_or_message(router.table<dpt_router_draft>().route(router.handle(), &args,
                                                                   nullptr)));
   for (int64_t t = 0; t < kTokens; ++t) {
     std::set<int32_t> chosen;

@@ -1,6 +1,9 @@
 // dopant::conformance::run: finds the plugins to check (one library by path, or one plugin
 // id on the default search path), registers their checks and runs them with GoogleTest.
 #include <dopant/conformance.hpp>
+#include <dopant/draft/checkpoint.h>
+#include <dopant/draft/router.h>
+#include <dopant/draft/sandbox.h>
 
 #include "kinds.hpp"
 #include "outcome.hpp"

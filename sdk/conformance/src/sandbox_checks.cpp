@@ -1,5 +1,7 @@
-// Checks of "dopant.sandbox/1" plugins: `/bin/echo hi` exits 0 with "hi\n" on standard
+// Checks of "dopant.sandbox.draft/0" plugins: `/bin/echo hi` exits 0 with "hi\n" on standard
 // output, and the result can be released.
+#include <dopant/draft/sandbox.h>
+
 #include "outcome.hpp"
 #include "registry.hpp"
 
@@ -14,12 +16,12 @@ namespace {
 void check_echo(const Target& target) {
   PluginInstance sandbox(target);
   ASSERT_TRUE(sandbox.ok());
-  const auto& table = sandbox.table<dpt_sandbox_v1>();
+  const auto& table = sandbox.table<dpt_sandbox_draft>();
   const char* argv[] = {"/bin/echo", "hi", nullptr};
-  const dpt_sandbox_request request{DPT_SANDBOX_REQUEST_SIZE_1_0, nullptr, argv, nullptr, 0,
+  const dpt_sandbox_request request{DPT_SANDBOX_REQUEST_DRAFT_SIZE, nullptr, argv, nullptr, 0,
                                     30000};
   dpt_sandbox_result result{};
-  result.struct_size = DPT_SANDBOX_RESULT_SIZE_1_0;
+  result.struct_size = DPT_SANDBOX_RESULT_DRAFT_SIZE;
   ASSERT_EQ("", ok_or_message(table.execute(sandbox.handle(), &request, &result)));
   EXPECT_EQ(result.exit_code, 0);
   EXPECT_EQ(result.signal, 0);

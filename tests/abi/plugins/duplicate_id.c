@@ -18,8 +18,8 @@ static const dpt_plugin_descriptor duplicate_descriptor = {
     "an optimizer whose id two libraries declare", minimal_params, 1, duplicate_get_extension};
 static const dpt_plugin_descriptor* const duplicate_plugins[] = {&duplicate_descriptor};
 
-static const dpt_library duplicate_library = {
-    DPT_LIBRARY_SIZE_1_0, DPT_ABI_MAJOR,     DPT_ABI_MINOR, DUPLICATE_LIBRARY_ID, "1.0.0",
-    NULL,                 duplicate_plugins, 1};
+static const dpt_library duplicate_library = {DPT_LIBRARY_FIELDS, .id = DUPLICATE_LIBRARY_ID,
+                                              .version = "1.0.0", .plugins = duplicate_plugins,
+                                              .plugin_count = 1};
 
 DPT_EXPORT const dpt_library* dpt_plugin_entry_v1(void) { return &duplicate_library; }

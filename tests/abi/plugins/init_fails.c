@@ -23,7 +23,7 @@ static const dpt_plugin_descriptor init_fails_descriptor = {
 static const dpt_plugin_descriptor* const init_fails_plugins[] = {&init_fails_descriptor};
 
 static const dpt_library init_fails_library = {
-    DPT_LIBRARY_SIZE_1_0, DPT_ABI_MAJOR,      DPT_ABI_MINOR, "test-init-fails-library", "1.0.0",
-    init_fails_init,      init_fails_plugins, 1};
+    DPT_LIBRARY_FIELDS,         .id = "test-init-fails-library", .version = "1.0.0",
+    .init = init_fails_init,    .plugins = init_fails_plugins,   .plugin_count = 1};
 
 DPT_EXPORT const dpt_library* dpt_plugin_entry_v1(void) { return &init_fails_library; }

@@ -28,6 +28,8 @@ static const dpt_plugin_descriptor older_descriptor = {
 static const dpt_plugin_descriptor* const older_plugins[] = {&older_descriptor};
 
 static const dpt_library older_library = {
-    DPT_LIBRARY_SIZE_1_0, 1, 0, "test-older-minor-library", "1.0.0", NULL, older_plugins, 1};
+    .struct_size = DPT_LIBRARY_SIZE_1_0, .abi_major = 1, .abi_minor = 0,
+    .id = "test-older-minor-library", .version = "1.0.0", .plugins = older_plugins,
+    .plugin_count = 1};
 
 DPT_EXPORT const dpt_library* dpt_plugin_entry_v1(void) { return &older_library; }

@@ -28,7 +28,7 @@ static const dpt_plugin_descriptor step_fails_descriptor = {
 static const dpt_plugin_descriptor* const step_fails_plugins[] = {&step_fails_descriptor};
 
 static const dpt_library step_fails_library = {
-    DPT_LIBRARY_SIZE_1_0, DPT_ABI_MAJOR,      DPT_ABI_MINOR, "test-step-fails-library", "1.0.0",
-    NULL,                 step_fails_plugins, 1};
+    DPT_LIBRARY_FIELDS, .id = "test-step-fails-library", .version = "1.0.0",
+    .plugins = step_fails_plugins, .plugin_count = 1};
 
 DPT_EXPORT const dpt_library* dpt_plugin_entry_v1(void) { return &step_fails_library; }

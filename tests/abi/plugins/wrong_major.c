@@ -18,6 +18,8 @@ static const dpt_plugin_descriptor wrong_major_descriptor = {
 static const dpt_plugin_descriptor* const wrong_major_plugins[] = {&wrong_major_descriptor};
 
 static const dpt_library wrong_major_library = {
-    DPT_LIBRARY_SIZE_1_0, 2, 0, "test-wrong-major-library", "1.0.0", NULL, wrong_major_plugins, 1};
+    .struct_size = DPT_LIBRARY_SIZE_1_0, .abi_major = 2, .abi_minor = 0,
+    .id = "test-wrong-major-library", .version = "1.0.0", .plugins = wrong_major_plugins,
+    .plugin_count = 1};
 
 DPT_EXPORT const dpt_library* dpt_plugin_entry_v1(void) { return &wrong_major_library; }

@@ -1,4 +1,4 @@
-// dopant SDK — CheckpointAdapter<T>: the static dpt_checkpoint_v1 table of a C++ class.
+// dopant SDK — CheckpointAdapter<T>: the static dpt_checkpoint_draft table of a C++ class.
 //
 //   class MyFormat {
 //    public:
@@ -10,7 +10,7 @@
 //   };
 #pragma once
 
-#include <dopant/checkpoint.h>
+#include <dopant/draft/checkpoint.h>
 
 #include "errors.hpp"
 #include "instance.hpp"
@@ -46,7 +46,7 @@ struct has_convert<T, std::void_t<decltype(std::declval<T&>().convert(
 
 template <typename T>
 struct CheckpointAdapter {
-  using Table = dpt_checkpoint_v1;
+  using Table = dpt_checkpoint_draft;
   static constexpr const char* kind = DPT_KIND_CHECKPOINT;
 
   static dpt_error* write(dpt_instance* handle, const char* path, uint32_t count,
@@ -68,13 +68,13 @@ struct CheckpointAdapter {
   static dpt_error* convert(dpt_instance* handle, const dpt_convert_request* request) noexcept {
     return call_instance<T>(handle, [&]([[maybe_unused]] T& self, const dpt_host*) {
       if constexpr (detail::has_convert<T>::value) {
-        self.convert(read_struct(request, DPT_CONVERT_REQUEST_SIZE_1_0, "convert request"));
+        self.convert(read_struct(request, DPT_CONVERT_REQUEST_DRAFT_SIZE, "convert request"));
       }
     });
   }
 
-  static constexpr dpt_checkpoint_v1 table{
-      DPT_CHECKPOINT_V1_SIZE_1_0, &create_instance<T>, &destroy_instance<T>, &write, &read,
+  static constexpr dpt_checkpoint_draft table{
+      DPT_CHECKPOINT_DRAFT_SIZE, &create_instance<T>, &destroy_instance<T>, &write, &read,
       detail::has_convert<T>::value ? &convert : nullptr};
 };
 

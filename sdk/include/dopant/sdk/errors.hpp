@@ -37,10 +37,11 @@ inline void require(bool condition, const std::string& message) {
 }
 
 // Does nothing for NULL; otherwise frees `error` through the host and throws an Error with
-// its code and message.
+// its code and message. A code this SDK does not know (from a newer core) reads as
+// DPT_INTERNAL.
 inline void check(const dpt_host* host, dpt_error* error) {
   if (error == nullptr) return;
-  const dpt_code code = host->error_code(host, error);
+  const dpt_code code = dpt_code_known_or_internal(host->error_code(host, error));
   std::string message = host->error_message(host, error);
   host->error_free(host, error);
   throw Error(code, message);

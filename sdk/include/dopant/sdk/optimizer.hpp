@@ -10,7 +10,9 @@
 //     dpt_optimizer_memory memory() const;  // optional: the slot is NULL without it
 //   };
 //
-// Every slot runs inside guard(); input structs arrive widened to this SDK's layout.
+// Every slot runs inside guard(); input structs arrive widened to this SDK's layout, with
+// the caller's struct_size (ask DPT_HAS_FIELD about fields of later minors). step() reads
+// per-step gradients with step_gradients(args, tensor_count).
 #pragma once
 
 #include <dopant/optimizer.h>
@@ -19,6 +21,7 @@
 #include "instance.hpp"
 #include "structs.hpp"
 
+#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -38,6 +41,22 @@ class StateVisitor {
   dpt_state_visitor visitor_;
   void* context_;
 };
+
+// The per-step gradients of `args` (dpt_step_args.grads), one per tensor of the instance
+// in add_param_group order, or nullptr when the caller passed none (the gradients given to
+// add_param_group apply). Throws DPT_INVALID_ARGUMENT when the caller passed a count other
+// than `tensor_count`, or a count without an array.
+inline const DLTensor* step_gradients(const dpt_step_args& args, size_t tensor_count) {
+  if (!DPT_HAS_FIELD(&args, dpt_step_args, grads) || (args.grad_count == 0 && args.grads == nullptr)) {
+    return nullptr;
+  }
+  if (args.grad_count != tensor_count || args.grads == nullptr) {
+    fail(DPT_INVALID_ARGUMENT, "step args: " + std::to_string(args.grad_count) +
+                                   " per-step gradients for " + std::to_string(tensor_count) +
+                                   " tensors" + (args.grads == nullptr ? ", and `grads` is NULL" : ""));
+  }
+  return args.grads;
+}
 
 namespace detail {
 template <typename T, typename = void>

@@ -1,4 +1,4 @@
-// dopant SDK — ParallelAdapter<T>: the static dpt_parallel_v1 table of a C++ class.
+// dopant SDK — ParallelAdapter<T>: the static dpt_parallel_draft table of a C++ class.
 //
 //   class MyStrategy {
 //    public:
@@ -11,7 +11,7 @@
 //   };
 #pragma once
 
-#include <dopant/parallel.h>
+#include <dopant/draft/parallel.h>
 
 #include "errors.hpp"
 #include "instance.hpp"
@@ -21,12 +21,12 @@ namespace dopant::sdk {
 
 template <typename T>
 struct ParallelAdapter {
-  using Table = dpt_parallel_v1;
+  using Table = dpt_parallel_draft;
   static constexpr const char* kind = DPT_KIND_PARALLEL;
 
   static dpt_error* setup(dpt_instance* handle, const dpt_parallel_topology* topology) noexcept {
     return call_instance<T>(handle, [&](T& self, const dpt_host*) {
-      self.setup(read_struct(topology, DPT_PARALLEL_TOPOLOGY_SIZE_1_0, "topology"));
+      self.setup(read_struct(topology, DPT_PARALLEL_TOPOLOGY_DRAFT_SIZE, "topology"));
     });
   }
   static dpt_error* dispatch(dpt_instance* handle, const DLTensor* tokens,
@@ -35,7 +35,7 @@ struct ParallelAdapter {
     return call_instance<T>(handle, [&](T& self, const dpt_host*) {
       require(tokens != nullptr && expert_ids != nullptr, "dispatch: tensors must be non-NULL");
       write_struct(out, self.dispatch(*tokens, *expert_ids, stream),
-                   DPT_DISPATCH_RESULT_SIZE_1_0, "dispatch result");
+                   DPT_DISPATCH_RESULT_DRAFT_SIZE, "dispatch result");
     });
   }
   static dpt_error* combine(dpt_instance* handle, const DLTensor* expert_outputs,
@@ -47,7 +47,7 @@ struct ParallelAdapter {
     });
   }
 
-  static constexpr dpt_parallel_v1 table{DPT_PARALLEL_V1_SIZE_1_0, &create_instance<T>,
+  static constexpr dpt_parallel_draft table{DPT_PARALLEL_DRAFT_SIZE, &create_instance<T>,
                                          &destroy_instance<T>, &setup, &dispatch, &combine};
 };
 

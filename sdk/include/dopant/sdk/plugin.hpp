@@ -37,13 +37,15 @@ constexpr dpt_plugin_descriptor describe(const char* id, const char* version,
 }
 
 // The library record for a static array of descriptor pointers, stamped with the ABI
-// version these headers define.
+// version these headers define. `init` and `deinit` are paired by the core across the
+// runtimes of the process (see dpt_library).
 template <std::size_t N>
 constexpr dpt_library make_library(const char* id, const char* version,
                                    const dpt_plugin_descriptor* const (&plugins)[N],
-                                   dpt_error* (*init)(const dpt_host*) = nullptr) {
-  return dpt_library{DPT_LIBRARY_SIZE_1_0, DPT_ABI_MAJOR, DPT_ABI_MINOR, id, version, init,
-                     plugins, static_cast<uint32_t>(N)};
+                                   dpt_error* (*init)(const dpt_host*) = nullptr,
+                                   void (*deinit)(const dpt_host*) = nullptr) {
+  return dpt_library{DPT_LIBRARY_SIZE_1_3, DPT_ABI_MAJOR, DPT_ABI_MINOR, id, version, init,
+                     plugins, static_cast<uint32_t>(N), deinit};
 }
 
 }  // namespace dopant::sdk

@@ -1,4 +1,4 @@
-// dopant SDK — SandboxAdapter<T>: the static dpt_sandbox_v1 table of a C++ class. execute
+// dopant SDK — SandboxAdapter<T>: the static dpt_sandbox_draft table of a C++ class. execute
 // and release_result are [any-thread]: the class makes them safe to call concurrently.
 //
 //   class MySandbox {
@@ -9,7 +9,7 @@
 //   };
 #pragma once
 
-#include <dopant/sandbox.h>
+#include <dopant/draft/sandbox.h>
 
 #include "errors.hpp"
 #include "instance.hpp"
@@ -19,19 +19,19 @@ namespace dopant::sdk {
 
 template <typename T>
 struct SandboxAdapter {
-  using Table = dpt_sandbox_v1;
+  using Table = dpt_sandbox_draft;
   static constexpr const char* kind = DPT_KIND_SANDBOX;
 
   static dpt_error* execute(dpt_instance* handle, const dpt_sandbox_request* request,
                             dpt_sandbox_result* out) noexcept {
     return call_instance<T>(handle, [&](T& self, const dpt_host*) {
       const dpt_sandbox_request widened =
-          read_struct(request, DPT_SANDBOX_REQUEST_SIZE_1_0, "sandbox request");
+          read_struct(request, DPT_SANDBOX_REQUEST_DRAFT_SIZE, "sandbox request");
       require(widened.argv != nullptr && widened.argv[0] != nullptr,
               "sandbox request: argv is empty");
-      require(out != nullptr && out->struct_size >= DPT_SANDBOX_RESULT_SIZE_1_0,
+      require(out != nullptr && out->struct_size >= DPT_SANDBOX_RESULT_DRAFT_SIZE,
               "sandbox result is NULL or too small");
-      write_struct(out, self.execute(widened), DPT_SANDBOX_RESULT_SIZE_1_0, "sandbox result");
+      write_struct(out, self.execute(widened), DPT_SANDBOX_RESULT_DRAFT_SIZE, "sandbox result");
     });
   }
   static void release_result(dpt_instance* handle, dpt_sandbox_result* result) noexcept {
@@ -39,11 +39,11 @@ struct SandboxAdapter {
     Instance<T>* instance = instance_of<T>(handle);
     guard_and_log(instance->host, "release_result", [&] {
       instance->object.release_result(
-          read_struct(result, DPT_SANDBOX_RESULT_SIZE_1_0, "sandbox result"));
+          read_struct(result, DPT_SANDBOX_RESULT_DRAFT_SIZE, "sandbox result"));
     });
   }
 
-  static constexpr dpt_sandbox_v1 table{DPT_SANDBOX_V1_SIZE_1_0, &create_instance<T>,
+  static constexpr dpt_sandbox_draft table{DPT_SANDBOX_DRAFT_SIZE, &create_instance<T>,
                                         &destroy_instance<T>, &execute, &release_result};
 };
 

@@ -1,6 +1,8 @@
 // dopant SDK — reading and writing sized ABI structs. Inputs are copied into a zeroed
-// struct of this SDK's size, touching no byte beyond the caller's struct_size; outputs are
-// written only up to the struct_size the caller set.
+// struct of this SDK's size, touching no byte beyond the caller's struct_size, and keep the
+// caller's struct_size (capped at this SDK's), so DPT_HAS_FIELD on the copy still tells a
+// field the caller did not send from one it set to zero; outputs are written only up to
+// the struct_size the caller set.
 #pragma once
 
 #include <dopant/base.h>
@@ -20,15 +22,17 @@ namespace detail {
 }
 }  // namespace detail
 
-// A copy of `*in` widened to this SDK's layout (fields the caller did not have are zero).
-// Throws DPT_INVALID_ARGUMENT when `in` is NULL or smaller than `min_size`.
+// A copy of `*in` widened to this SDK's layout: fields the caller did not have are zero,
+// and struct_size is the caller's, capped at sizeof(Struct). Throws DPT_INVALID_ARGUMENT
+// when `in` is NULL or smaller than `min_size`.
 template <typename Struct>
 Struct read_struct(const Struct* in, size_t min_size, const char* what) {
   if (in == nullptr) fail(DPT_INVALID_ARGUMENT, std::string(what) + " is NULL");
   if (in->struct_size < min_size) detail::too_small(what, in->struct_size, min_size);
+  const size_t size = std::min<size_t>(in->struct_size, sizeof(Struct));
   Struct copy{};
-  std::memcpy(static_cast<void*>(&copy), in, std::min<size_t>(in->struct_size, sizeof(Struct)));
-  copy.struct_size = static_cast<uint32_t>(sizeof(Struct));
+  std::memcpy(static_cast<void*>(&copy), in, size);
+  copy.struct_size = static_cast<uint32_t>(size);
   return copy;
 }
 

@@ -1,0 +1,33 @@
+/* ABI test plugin of a draft kind whose table is larger than this core's draft: a draft
+ * loads only at its exact size, so the core must refuse it. */
+#include <dopant/abi.h>
+#include <dopant/draft/router.h>
+
+#include <string.h>
+
+#include "minimal_optimizer.h"
+
+/* A router table built against a (hypothetical) later draft with one more slot. */
+typedef struct later_router_draft {
+  dpt_router_draft known;
+  void (*added_later)(void);
+} later_router_draft;
+
+static const later_router_draft later_table = {
+    {sizeof(later_router_draft), minimal_create, minimal_destroy, NULL}, NULL};
+
+static const void* draft_get_extension(const char* id) {
+  return strcmp(id, DPT_KIND_ROUTER) == 0 ? (const void*)&later_table : NULL;
+}
+
+static const dpt_plugin_descriptor draft_descriptor = {
+    DPT_PLUGIN_DESCRIPTOR_FIELDS,     .id = "test-draft-wrong-size", .kind = DPT_KIND_ROUTER,
+    .version = "1.0.0",               .description = "a router of another draft",
+    .get_extension = draft_get_extension};
+static const dpt_plugin_descriptor* const draft_plugins[] = {&draft_descriptor};
+
+static const dpt_library draft_library = {DPT_LIBRARY_FIELDS, .id = "test-draft-wrong-size",
+                                          .version = "1.0.0", .plugins = draft_plugins,
+                                          .plugin_count = 1};
+
+DPT_EXPORT const dpt_library* dpt_plugin_entry_v1(void) { return &draft_library; }

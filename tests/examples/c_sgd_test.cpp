@@ -230,6 +230,42 @@ TEST_F(CSgdTest, StepArgsScaleLearningRateAndGradients) {
     EXPECT_EQ(t.params[0][i], start[i] - 0.25f * (t.grads[0][i] / 4.0f)) << i;
 }
 
+// Gradients that move every step (dpt_step_args.grads, as PyTorch's zero_grad(set_to_none=
+// True) makes them) update exactly like gradients written in place; a step without them
+// reads the gradients of add_param_group again; a wrong count is refused.
+TEST_F(CSgdTest, PerStepGradientsUpdateLikeGradientsInPlace) {
+  const std::string settings = "lr = 0.05\nmomentum = 0.9\nweight_decay = 0.01\n";
+  const Instance in_place = create(settings);
+  const Instance moving = create(settings);
+  ASSERT_TRUE(in_place && moving);
+  Tensors a({37, 1001}), b({37, 1001});
+  ASSERT_EQ(message_of(add(in_place, a.group())), "");
+  ASSERT_EQ(message_of(add(moving, b.group())), "");  // b.grads stay zero
+  for (int s = 0; s < 3; ++s) {
+    a.set_grads(s);
+    ASSERT_EQ(message_of(step(in_place)), "");
+    std::vector<std::vector<float>> fresh(a.grads);  // new memory every step
+    std::vector<DLTensor> views;
+    for (size_t k = 0; k < fresh.size(); ++k) views.push_back(b.view(fresh[k].data(), k));
+    dpt_step_args args = DPT_STEP_ARGS_INIT;
+    args.grad_count = static_cast<uint32_t>(views.size());
+    args.grads = views.data();
+    ASSERT_EQ(message_of(table(moving).step(dpt_plugin_instance_handle(moving.get()), &args, nullptr)), "");
+  }
+  EXPECT_EQ(a.params, b.params);
+
+  a.grads = b.grads;  // zeros: what `moving` reads without per-step gradients
+  ASSERT_EQ(message_of(step(in_place)), "");
+  ASSERT_EQ(message_of(step(moving)), "");
+  EXPECT_EQ(a.params, b.params);
+
+  dpt_step_args miscounted = DPT_STEP_ARGS_INIT;
+  miscounted.grad_count = 1;
+  miscounted.grads = b.grad_views.data();
+  EXPECT_EQ(message_of(table(moving).step(dpt_plugin_instance_handle(moving.get()), &miscounted, nullptr)),
+            "c-sgd: per-step gradients must be one per tensor of the instance");
+}
+
 TEST_F(CSgdTest, RefusesWhatItCannotHandleNamingTheTensor) {
   const Instance sgd = create("momentum = 0.9\n");
   ASSERT_TRUE(sgd);

@@ -1,7 +1,9 @@
 /* dopant ABI — kind "dopant.sandbox.draft/0": isolated execution of tool calls.
  *
  * A call runs a command in isolation with a payload on standard input and returns its exit
- * status and outputs. Output buffers belong to the instance until release_result.
+ * status and outputs. Output buffers belong to the instance until release_result. After a
+ * failed execute (an error returned) the result holds no buffers: the plugin leaves its
+ * output pointers NULL and the caller does not call release_result.
  *
  * DRAFT: this kind has no shipped plugin yet. Its id ends in ".draft/0", its sizes are not
  * pinned, and it may change in any way until it is promoted to "/1" (see docs/abi.md). The

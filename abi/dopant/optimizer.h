@@ -56,7 +56,8 @@ typedef struct dpt_step_args {
    * reads the gradient given to add_param_group. Otherwise `grad_count` is the number of
    * tensors of the instance and grads[i] the gradient of the i-th tensor, counting in
    * add_param_group order and within a group in tensor order; each has its parameter's
-   * shape and dtype, and its memory is read only during this step (later steps without
+   * shape and dtype, and its memory is read only by this step (on a GPU, by the work the
+   * step queues on its stream: keep it until that work completes; later steps without
    * `grads` read the gradients given to add_param_group again). Any other count is
    * DPT_INVALID_ARGUMENT. Plugins built against minor 2 or older ignore these fields:
    * check dpt_plugin_info.library_abi_minor before relying on them. */

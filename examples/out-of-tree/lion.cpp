@@ -8,6 +8,7 @@
 //   m = beta2 * m + (1 - beta2) * g
 #include <dopant/sdk/sdk.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -115,10 +116,20 @@ class Lion {
 
   void step(const dpt_step_args& args, dpt_stream*) {
     sdk::require(args.grad_scale > 0.0, "step: grad_scale must be positive");
-    for (Tensor& t : tensors_) {
+    const DLTensor* moved = sdk::step_gradients(args, tensors_.size());  // NULL: t.grad
+    for (size_t i = 0; i < tensors_.size(); ++i) {
+      Tensor& t = tensors_[i];
+      if (moved != nullptr) {
+        sdk::require(sdk::is_fp32(moved[i]) && sdk::is_contiguous(moved[i]) &&
+                         std::equal(t.shape.begin(), t.shape.end(), moved[i].shape,
+                                    moved[i].shape + moved[i].ndim),
+                     "tensor `" + t.name + "`: the step's gradient is not a contiguous fp32 " +
+                         "tensor of the parameter's shape");
+      }
+      const float* grad = moved != nullptr ? sdk::data_as<const float>(moved[i]) : t.grad;
       const Hyper& h = groups_[t.group];
       const auto lr = static_cast<float>(h.lr * args.lr_scale);
-      Update update{t.param, t.grad, t.exp_avg.as<float>(), lr,
+      Update update{t.param, grad, t.exp_avg.as<float>(), lr,
                     1.0f - lr * static_cast<float>(h.weight_decay),
                     static_cast<float>(h.beta1), static_cast<float>(h.beta2),
                     static_cast<float>(args.grad_scale)};

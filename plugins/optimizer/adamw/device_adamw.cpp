@@ -124,30 +124,38 @@ adamw::StepScalars DeviceAdamW::scalars_for(const Tensor& tensor,
 
 void DeviceAdamW::step(const dpt_step_args& args, dpt_stream* stream) {
   adamw_common::check_step_args(args);
+  const std::vector<const void*> grads = adamw_common::step_grads(args, tensors_, on_gpu_);
   for (Tensor& t : tensors_) ++t.step;
   if (on_gpu_) {
-    step_gpu(args, stream);
+    step_gpu(args, grads, stream);
     last_stream_ = stream;
   } else {
-    step_cpu(args);
+    step_cpu(args, grads);
   }
 }
 
-void DeviceAdamW::step_cpu(const dpt_step_args& args) {
-  for (const Tensor& t : tensors_) {
-    RangeUpdate update{host_, cpu_variant_, t.dtype, scalars_for(t, args), t.refs()};
+void DeviceAdamW::step_cpu(const dpt_step_args& args, const std::vector<const void*>& grads) {
+  for (size_t i = 0; i < tensors_.size(); ++i) {
+    const Tensor& t = tensors_[i];
+    adamw::TensorRefs refs = t.refs();
+    refs.grad = grads[i];
+    RangeUpdate update{host_, cpu_variant_, t.dtype, scalars_for(t, args), refs};
     sdk::check(host_, host_->parallel_for(host_, 0, t.count, kElementsPerTask, &update_range,
                                           &update));
   }
 }
 
 void DeviceAdamW::step_gpu([[maybe_unused]] const dpt_step_args& args,
+                           [[maybe_unused]] const std::vector<const void*>& grads,
                            [[maybe_unused]] dpt_stream* stream) {
 #ifdef DOPANT_ADAMW_HAVE_CUDA
   std::vector<adamw::cuda::BatchedTensor> updates;
   updates.reserve(tensors_.size());
-  for (const Tensor& t : tensors_) {
-    updates.push_back({t.dtype, scalars_for(t, args), {t.refs(), t.count}});
+  for (size_t i = 0; i < tensors_.size(); ++i) {
+    const Tensor& t = tensors_[i];
+    adamw::TensorRefs refs = t.refs();
+    refs.grad = grads[i];
+    updates.push_back({t.dtype, scalars_for(t, args), {refs, t.count}});
   }
   adamw::cuda::launch_batched(updates.data(), updates.size(),
                               host_->stream_native(host_, stream));

@@ -45,8 +45,10 @@ class DeviceAdamW {
   };
 
   Tensor make_tensor(const dpt_param_group& group, uint32_t index) const;
-  void step_cpu(const dpt_step_args& args);
-  void step_gpu(const dpt_step_args& args, dpt_stream* stream);
+  // `grads`: the gradient each tensor reads this step (adamw_common::step_grads).
+  void step_cpu(const dpt_step_args& args, const std::vector<const void*>& grads);
+  void step_gpu(const dpt_step_args& args, const std::vector<const void*>& grads,
+                dpt_stream* stream);
   adamw::StepScalars scalars_for(const Tensor& tensor, const dpt_step_args& args) const;
   Tensor& find(const char* name);
   // Waits for the stream of the last step, so state copies see its results.

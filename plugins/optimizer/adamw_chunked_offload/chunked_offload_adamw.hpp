@@ -67,6 +67,7 @@ class ChunkedOffloadAdamW {
                     sdk::Allocation& memory, bool streamed);
   void initialize_state(size_t first_tensor);
   void build_work();
+  void point_grads_at(const std::vector<const void*>& grads);
   const StateImage& image_of(const StatePart& part) const;
   void read_array(const Tensor& t, adamw_common::StateArray array, float* out) const;
   void write_array(const Tensor& t, adamw_common::StateArray array, const float* in);
@@ -86,6 +87,7 @@ class ChunkedOffloadAdamW {
   std::vector<sdk::Allocation> homes_;  // the memory of all images: one block per kind and group
   std::array<sdk::Allocation, 2> slots_;
   StepWork work_;
+  bool grads_moved_ = false;  // the last step read per-step gradients
 #ifdef DOPANT_ADAMW_HAVE_CUDA
   std::unique_ptr<CudaPipeline> cuda_;
 #endif

@@ -1,7 +1,8 @@
 // Functional checks of "dopant.optimizer/1" plugins on fp32 tensors of awkward sizes: zero
 // gradients change nothing, steps descend a quadratic, exported state restores bit-exactly,
-// instances do not share state, bad groups are refused with a message, and `memory` (when
-// provided) stays within what the host accounted.
+// instances do not share state, per-step gradients update like gradients in place, bad
+// groups are refused with a message, and `memory` (when provided) stays within what the
+// host accounted.
 #include "optimizer_problem.hpp"
 #include "outcome.hpp"
 #include "registry.hpp"
@@ -160,6 +161,41 @@ void check_instances_independent(const Target& target) {
       << "steps of one instance changed what another instance computes";
 }
 
+// Gradients at new addresses every step (dpt_step_args.grads, minor 3) give bit for bit what
+// the same gradients written in place give; a later step without them reads the group's.
+void check_per_step_gradients(const Target& target) {
+  if (target.info->library_abi_minor < 3) {
+    GTEST_SKIP() << "built against ABI minor " << target.info->library_abi_minor
+                 << ", before per-step gradients";
+  }
+  const dpt_host* host = host_of(target);
+  PluginInstance in_place(target);
+  PluginInstance moving(target);
+  ASSERT_TRUE(in_place.ok() && moving.ok());
+  OptimizerProblem a(host, "moving", kSeed);
+  OptimizerProblem b(host, "moving", kSeed);  // its own gradients stay zero
+  ASSERT_EQ("", add_group(in_place, a, 0.01));
+  ASSERT_EQ("", add_group(moving, b, 0.01));
+  std::vector<sdk::Allocation> memory;
+  for (int i = 0; i < 3; ++i) {
+    a.quadratic_grads();
+    ASSERT_EQ("", step(in_place));
+    const std::vector<DLTensor> grads = a.moved_grads(memory);
+    dpt_step_args args = unit_step_args();
+    args.grad_count = static_cast<uint32_t>(grads.size());
+    args.grads = grads.data();
+    ASSERT_EQ("", ok_or_message(moving.table<dpt_optimizer_v1>().step(moving.handle(), &args, nullptr)));
+  }
+  EXPECT_TRUE(bit_identical(a.params(), b.params()))
+      << "steps given their gradients in dpt_step_args.grads differ from steps over the same "
+         "gradients given to add_param_group";
+  a.zero_grads();
+  ASSERT_EQ("", step(in_place));
+  ASSERT_EQ("", step(moving));
+  EXPECT_TRUE(bit_identical(a.params(), b.params()))
+      << "a step without per-step gradients did not read the group's gradients";
+}
+
 // Expects add_param_group to refuse `group` with a message.
 void expect_refused(const PluginInstance& optimizer, const dpt_param_group& group,
                     const char* what) {
@@ -262,6 +298,7 @@ void register_optimizer_checks(const Target& target) {
   add_check(target, "optimizer_state_round_trip", [target] { check_state_round_trip(target); });
   add_check(target, "optimizer_instances_independent",
             [target] { check_instances_independent(target); });
+  add_check(target, "optimizer_per_step_gradients", [target] { check_per_step_gradients(target); });
   add_check(target, "optimizer_rejects_shape_mismatch",
             [target] { check_rejects_shape_mismatch(target); });
   add_check(target, "optimizer_rejects_duplicate_names",

@@ -74,6 +74,18 @@ void OptimizerProblem::quadratic_grads() {
   }
 }
 
+std::vector<DLTensor> OptimizerProblem::moved_grads(std::vector<sdk::Allocation>& memory) {
+  memory.clear();
+  std::vector<DLTensor> views;
+  for (size_t i = 0; i < sizes_.size(); ++i) {
+    memory.emplace_back(host_, DPT_MEMORY_DEVICE, sizes_[i] * sizeof(float));
+    std::memcpy(memory.back().data(), grad_memory_[i].data(), sizes_[i] * sizeof(float));
+    views.push_back(DLTensor{memory.back().data(), {kDLCPU, 0}, 1, sdk::kFloat32,
+                             &sizes_[i], &unit_stride_, 0});
+  }
+  return views;
+}
+
 double OptimizerProblem::loss() const {
   double sum = 0.0;
   for (size_t i = 0; i < sizes_.size(); ++i) {

@@ -1,6 +1,7 @@
 // The least-squares problem the optimizer checks drive: f(p) = ½‖p − t‖² over fp32 tensors
 // of awkward sizes ([1], [7], [1023]) in device memory from the host, handed to an optimizer
-// as one param group whose gradients the problem rewrites in place between steps.
+// as one param group whose gradients the problem rewrites in place between steps (or copies
+// to new memory, for per-step gradients).
 #pragma once
 
 #include <dopant/optimizer.h>
@@ -28,6 +29,9 @@ class OptimizerProblem {
   void set_params(const std::vector<float>& values);
   void zero_grads();
   void quadratic_grads();  // g = p − t
+  // Views of a copy of the current gradients in fresh device memory (owned by `memory`),
+  // as a caller whose gradients move every step passes them in dpt_step_args.grads.
+  std::vector<DLTensor> moved_grads(std::vector<sdk::Allocation>& memory);
   double loss() const;
 
  private:

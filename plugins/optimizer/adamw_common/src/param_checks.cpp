@@ -1,10 +1,19 @@
 // param_dtype, check_group, check_step_args (see param_checks.hpp).
 #include "dopant/adamw_common/param_checks.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace dopant::adamw_common {
 namespace {
+
+void check_in_run_memory(const std::string& name, const DLTensor& t, bool on_gpu) {
+  sdk::require(sdk::is_contiguous(t), "tensor `" + name + "`: not contiguous");
+  const bool device_ok = on_gpu ? t.device.device_type == kDLCUDA
+                                : t.device.device_type == kDLCPU || t.device.device_type == kDLCUDAHost;
+  sdk::require(device_ok, "tensor `" + name + "`: not in the run's device memory (" +
+                              (on_gpu ? "CUDA" : "CPU") + ")");
+}
 
 void check_tensor(const std::string& name, const DLTensor& param, const DLTensor& grad,
                   bool on_gpu) {
@@ -16,14 +25,8 @@ void check_tensor(const std::string& name, const DLTensor& param, const DLTensor
                                                  " differs from parameter shape " +
                                                  sdk::shape_string(param));
   param_dtype(name, param);
-  for (const DLTensor* t : {&param, &grad}) {
-    sdk::require(sdk::is_contiguous(*t), "tensor `" + name + "`: not contiguous");
-    const bool device_ok = on_gpu ? t->device.device_type == kDLCUDA
-                                  : t->device.device_type == kDLCPU ||
-                                        t->device.device_type == kDLCUDAHost;
-    sdk::require(device_ok, "tensor `" + name + "`: not in the run's device memory (" +
-                                (on_gpu ? "CUDA" : "CPU") + ")");
-  }
+  check_in_run_memory(name, param, on_gpu);
+  check_in_run_memory(name, grad, on_gpu);
 }
 
 }  // namespace
@@ -49,6 +52,17 @@ void check_group(const dpt_param_group& group, const std::unordered_set<std::str
     sdk::require(names.insert(name).second, "duplicate tensor name `" + name + "`");
     check_tensor(name, group.params[i], group.grads[i], on_gpu);
   }
+}
+
+void check_step_gradient(const std::string& name, adamw::ParamDtype dtype,
+                         const std::vector<int64_t>& shape, const DLTensor& grad, bool on_gpu) {
+  sdk::require(grad.shape != nullptr || grad.ndim == 0, "tensor `" + name + "`: step gradient has no shape");
+  const bool same_shape = std::equal(shape.begin(), shape.end(), grad.shape, grad.shape + grad.ndim);
+  sdk::require(same_shape, "tensor `" + name + "`: step gradient shape " + sdk::shape_string(grad) +
+                               " differs from the parameter's");
+  sdk::require(param_dtype(name, grad) == dtype, "tensor `" + name + "`: step gradient dtype " +
+                                                     sdk::dtype_name(grad.dtype) + " differs from the parameter's");
+  check_in_run_memory(name, grad, on_gpu);
 }
 
 void check_step_args(const dpt_step_args& args) {

@@ -14,9 +14,9 @@
 
 #include "adamw_fixture_data.hpp"
 #include "adamw_fixture_file.hpp"
-#include "dopant/adamw/half_formats.hpp"
+#include "dopant/adamw_kernels/half_formats.hpp"
 
-namespace dopant::adamw::testing {
+namespace dopant::adamw_kernels::testing {
 namespace {
 
 std::string take_message(dpt_error* error) {
@@ -182,4 +182,4 @@ INSTANTIATE_TEST_SUITE_P(Dtypes, AdamwPluginTest,
                          });
 
 }  // namespace
-}  // namespace dopant::adamw::testing
+}  // namespace dopant::adamw_kernels::testing

@@ -7,9 +7,9 @@
 #include <random>
 #include <string>
 
-#include "dopant/adamw/half_formats.hpp"
+#include "dopant/adamw_kernels/half_formats.hpp"
 
-namespace dopant::adamw::testing {
+namespace dopant::adamw_kernels::testing {
 namespace {
 
 // A finite float: usually sign * [1, 2) * 2^[min_exp, max_exp]; 2% zeros (either sign),
@@ -151,4 +151,4 @@ std::vector<StepHyper> test_hypers() {
   };
 }
 
-}  // namespace dopant::adamw::testing
+}  // namespace dopant::adamw_kernels::testing

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "dopant/adamw/half_formats.hpp"
-#include "dopant/adamw/kernels.hpp"
+#include "dopant/adamw_kernels/half_formats.hpp"
+#include "dopant/adamw_kernels/kernels.hpp"
 
-namespace dopant::adamw {
+namespace dopant::adamw_kernels {
 namespace {
 
 float from_bits(uint32_t bits) { return std::bit_cast<float>(bits); }
@@ -130,4 +130,4 @@ INSTANTIATE_TEST_SUITE_P(AllVariants, ConversionTest,
                          [](const auto& info) { return std::string(variant_name(info.param)); });
 
 }  // namespace
-}  // namespace dopant::adamw
+}  // namespace dopant::adamw_kernels

@@ -26,10 +26,10 @@ GroupHyper GroupHyper::resolve(const dpt_param_group& group, const GroupHyper& c
                     configured_or(group.weight_decay, configured.weight_decay)};
 }
 
-adamw::StepHyper GroupHyper::at_step(uint64_t step, const dpt_step_args& args) const {
-  return adamw::StepHyper{.lr = lr, .beta1 = beta1, .beta2 = beta2, .eps = eps,
-                          .weight_decay = weight_decay, .step = step,
-                          .lr_scale = args.lr_scale, .grad_scale = args.grad_scale};
+adamw_kernels::StepHyper GroupHyper::at_step(uint64_t step, const dpt_step_args& args) const {
+  return adamw_kernels::StepHyper{.lr = lr, .beta1 = beta1, .beta2 = beta2, .eps = eps,
+                                  .weight_decay = weight_decay, .step = step,
+                                  .lr_scale = args.lr_scale, .grad_scale = args.grad_scale};
 }
 
 }  // namespace dopant::adamw_common

@@ -28,10 +28,10 @@ void check_tensor(const std::string& name, const DLTensor& param, const DLTensor
 
 }  // namespace
 
-adamw::ParamDtype param_dtype(const std::string& name, const DLTensor& param) {
-  if (sdk::is_fp32(param)) return adamw::ParamDtype::f32;
-  if (sdk::is_bf16(param)) return adamw::ParamDtype::bf16;
-  if (sdk::is_fp16(param)) return adamw::ParamDtype::f16;
+adamw_kernels::ParamDtype param_dtype(const std::string& name, const DLTensor& param) {
+  if (sdk::is_fp32(param)) return adamw_kernels::ParamDtype::f32;
+  if (sdk::is_bf16(param)) return adamw_kernels::ParamDtype::bf16;
+  if (sdk::is_fp16(param)) return adamw_kernels::ParamDtype::f16;
   sdk::fail(DPT_INVALID_ARGUMENT, "tensor `" + name + "`: dtype " +
                                       sdk::dtype_name(param.dtype) +
                                       " is not supported (AdamW takes fp32, bf16 and fp16)");

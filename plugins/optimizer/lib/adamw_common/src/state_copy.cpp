@@ -21,13 +21,13 @@ void download(const dpt_host* host, void* host_dst, const void* device_src, uint
   copy_now(host, host_dst, DPT_MEMORY_HOST, device_src, DPT_MEMORY_DEVICE, bytes);
 }
 
-std::vector<float> download_widened(const dpt_host* host, adamw::Variant variant,
-                                    adamw::ParamDtype dtype, const void* device_param,
+std::vector<float> download_widened(const dpt_host* host, adamw_kernels::Variant variant,
+                                    adamw_kernels::ParamDtype dtype, const void* device_param,
                                     uint64_t count) {
   std::vector<uint16_t> narrow(count);
   download(host, narrow.data(), device_param, count * sizeof(uint16_t));
   std::vector<float> wide(count);
-  adamw::widen_to_float(variant, dtype, narrow.data(), wide.data(), count);
+  adamw_kernels::widen_to_float(variant, dtype, narrow.data(), wide.data(), count);
   return wide;
 }
 

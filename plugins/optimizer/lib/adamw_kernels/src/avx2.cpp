@@ -9,7 +9,7 @@
 
 #include "variant_kernels.hpp"
 
-namespace dopant::adamw::detail {
+namespace dopant::adamw_kernels::detail {
 namespace {
 
 constexpr size_t kLanes = 8;
@@ -196,4 +196,4 @@ void narrow(ParamDtype type, const float* src, void* dst, size_t n) {
 
 const VariantKernels avx2_kernels = {step, widen, narrow};
 
-}  // namespace dopant::adamw::detail
+}  // namespace dopant::adamw_kernels::detail

@@ -13,7 +13,7 @@
 
 #include "variant_kernels.hpp"
 
-namespace dopant::adamw::detail {
+namespace dopant::adamw_kernels::detail {
 namespace {
 
 constexpr size_t kLanes = 16;
@@ -202,4 +202,4 @@ void narrow(ParamDtype type, const float* src, void* dst, size_t n) {
 
 const VariantKernels avx512_kernels = {step, widen, narrow};
 
-}  // namespace dopant::adamw::detail
+}  // namespace dopant::adamw_kernels::detail

@@ -2,9 +2,9 @@
 #include <cstring>
 #include <vector>
 
-#include "dopant/adamw/cuda_step.hpp"
+#include "dopant/adamw_kernels/cuda_step.hpp"
 
-namespace dopant::adamw::cuda {
+namespace dopant::adamw_kernels::cuda {
 
 void launch_batched(const BatchedTensor* tensors, size_t count, void* stream) {
   const auto same_run = [](const BatchedTensor& a, const BatchedTensor& b) {
@@ -22,4 +22,4 @@ void launch_batched(const BatchedTensor* tensors, size_t count, void* stream) {
   }
 }
 
-}  // namespace dopant::adamw::cuda
+}  // namespace dopant::adamw_kernels::cuda

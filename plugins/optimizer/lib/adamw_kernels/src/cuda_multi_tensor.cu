@@ -7,10 +7,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "dopant/adamw/cuda_step.hpp"
-#include "dopant/adamw/half_formats.hpp"
+#include "dopant/adamw_kernels/cuda_step.hpp"
+#include "dopant/adamw_kernels/half_formats.hpp"
 
-namespace dopant::adamw::cuda {
+namespace dopant::adamw_kernels::cuda {
 namespace {
 
 constexpr int kThreadsPerBlock = 512;
@@ -126,4 +126,4 @@ bool device_available() {
   return cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0;
 }
 
-}  // namespace dopant::adamw::cuda
+}  // namespace dopant::adamw_kernels::cuda

@@ -7,7 +7,7 @@
 
 #include "variant_kernels.hpp"
 
-namespace dopant::adamw {
+namespace dopant::adamw_kernels {
 namespace {
 
 const detail::VariantKernels& kernels_of(Variant variant) {
@@ -106,4 +106,4 @@ void narrow_from_float(Variant variant, ParamDtype type, const float* src, void*
   kernels_of(variant).narrow(type, src, dst, n);
 }
 
-}  // namespace dopant::adamw
+}  // namespace dopant::adamw_kernels

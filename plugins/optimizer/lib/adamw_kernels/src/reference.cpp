@@ -3,10 +3,10 @@
 // variant is tested against bit for bit; it is written to be read, not to be fast.
 #include <cmath>
 
-#include "dopant/adamw/half_formats.hpp"
+#include "dopant/adamw_kernels/half_formats.hpp"
 #include "variant_kernels.hpp"
 
-namespace dopant::adamw::detail {
+namespace dopant::adamw_kernels::detail {
 namespace {
 
 float load_as_float(ParamDtype type, const void* data, size_t i) {
@@ -60,4 +60,4 @@ void narrow(ParamDtype type, const float* src, void* dst, size_t n) {
 
 const VariantKernels reference_kernels = {step, widen, narrow};
 
-}  // namespace dopant::adamw::detail
+}  // namespace dopant::adamw_kernels::detail

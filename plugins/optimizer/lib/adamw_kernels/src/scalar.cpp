@@ -3,10 +3,10 @@
 #include <cmath>
 #include <cstdint>
 
-#include "dopant/adamw/half_formats.hpp"
+#include "dopant/adamw_kernels/half_formats.hpp"
 #include "variant_kernels.hpp"
 
-namespace dopant::adamw::detail {
+namespace dopant::adamw_kernels::detail {
 namespace {
 
 template <ParamDtype Type>
@@ -83,4 +83,4 @@ void narrow(ParamDtype type, const float* src, void* dst, size_t n) {
 
 const VariantKernels scalar_kernels = {step, widen, narrow};
 
-}  // namespace dopant::adamw::detail
+}  // namespace dopant::adamw_kernels::detail

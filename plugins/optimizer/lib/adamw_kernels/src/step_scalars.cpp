@@ -1,11 +1,11 @@
 // make_step_scalars: torch.optim.AdamW's Python-float scalar arithmetic, in double, then
 // one rounding to float per scalar, as PyTorch's fp32 CPU kernels do.
-#include "dopant/adamw/step_scalars.hpp"
+#include "dopant/adamw_kernels/step_scalars.hpp"
 
 #include <cmath>
 #include <stdexcept>
 
-namespace dopant::adamw {
+namespace dopant::adamw_kernels {
 
 StepScalars make_step_scalars(const StepHyper& hyper) {
   if (hyper.step == 0) throw std::invalid_argument("AdamW step count starts at 1");
@@ -30,4 +30,4 @@ StepScalars make_step_scalars(const StepHyper& hyper) {
   };
 }
 
-}  // namespace dopant::adamw
+}  // namespace dopant::adamw_kernels

@@ -4,9 +4,9 @@
 // for AVX2 or AVX-512 can be merged into code that runs on a CPU without it.
 #pragma once
 
-#include "dopant/adamw/kernels.hpp"
+#include "dopant/adamw_kernels/kernels.hpp"
 
-namespace dopant::adamw::detail {
+namespace dopant::adamw_kernels::detail {
 
 struct VariantKernels {
   void (*step)(ParamDtype type, const StepScalars& scalars, const TensorRefs& tensor,
@@ -30,4 +30,4 @@ extern const VariantKernels scalar_kernels;
 extern const VariantKernels avx2_kernels;
 extern const VariantKernels avx512_kernels;
 
-}  // namespace dopant::adamw::detail
+}  // namespace dopant::adamw_kernels::detail

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "dopant/adamw/step_scalars.hpp"
+#include "dopant/adamw_kernels/step_scalars.hpp"
 
 namespace dopant::adamw_common {
 
@@ -21,7 +21,7 @@ struct GroupHyper {
   static GroupHyper resolve(const dpt_param_group& group, const GroupHyper& configured);
 
   // The kernel's hyper-parameters for update number `step` (1 for the first).
-  adamw::StepHyper at_step(uint64_t step, const dpt_step_args& args) const;
+  adamw_kernels::StepHyper at_step(uint64_t step, const dpt_step_args& args) const;
 };
 
 }  // namespace dopant::adamw_common

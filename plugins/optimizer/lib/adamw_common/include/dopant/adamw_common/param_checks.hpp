@@ -7,12 +7,12 @@
 #include <string>
 #include <unordered_set>
 
-#include "dopant/adamw/kernels.hpp"
+#include "dopant/adamw_kernels/kernels.hpp"
 
 namespace dopant::adamw_common {
 
 // The parameter format of `param`; DPT_INVALID_ARGUMENT for anything but fp32, bf16, fp16.
-adamw::ParamDtype param_dtype(const std::string& name, const DLTensor& param);
+adamw_kernels::ParamDtype param_dtype(const std::string& name, const DLTensor& param);
 
 // Checks every tensor of `group`: non-NULL arrays and names, names unique among themselves
 // and `taken`, gradient dtype and shape equal to the parameter's, a supported dtype,

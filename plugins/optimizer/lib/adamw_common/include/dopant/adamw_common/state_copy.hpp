@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "dopant/adamw/kernels.hpp"
+#include "dopant/adamw_kernels/kernels.hpp"
 
 namespace dopant::adamw_common {
 
@@ -24,8 +24,8 @@ void download(const dpt_host* host, void* host_dst, const void* device_src, uint
 
 // The [count] elements of a bf16/fp16 parameter in device memory, widened exactly to fp32
 // with `variant`: the initial master weights.
-std::vector<float> download_widened(const dpt_host* host, adamw::Variant variant,
-                                    adamw::ParamDtype dtype, const void* device_param,
+std::vector<float> download_widened(const dpt_host* host, adamw_kernels::Variant variant,
+                                    adamw_kernels::ParamDtype dtype, const void* device_param,
                                     uint64_t count);
 
 }  // namespace dopant::adamw_common

@@ -20,7 +20,7 @@
 
 #include "step_scalars.hpp"
 
-namespace dopant::adamw {
+namespace dopant::adamw_kernels {
 
 // How parameters and gradients are stored. bf16 and f16 parameters have fp32 master weights.
 enum class ParamDtype : uint8_t { f32, bf16, f16 };
@@ -63,4 +63,4 @@ std::optional<Variant> parse_variant(std::string_view name);
 // Bytes of one element of `type`.
 constexpr size_t param_bytes(ParamDtype type) { return type == ParamDtype::f32 ? 4 : 2; }
 
-}  // namespace dopant::adamw
+}  // namespace dopant::adamw_kernels

@@ -11,7 +11,7 @@
 #include <bit>
 #include <cstdint>
 
-namespace dopant::adamw {
+namespace dopant::adamw_kernels {
 
 constexpr float bf16_to_float(uint16_t value) {
   return std::bit_cast<float>(static_cast<uint32_t>(value) << 16);
@@ -64,4 +64,4 @@ constexpr uint16_t float_to_f16(float value) {
   return static_cast<uint16_t>(sign | result);
 }
 
-}  // namespace dopant::adamw
+}  // namespace dopant::adamw_kernels

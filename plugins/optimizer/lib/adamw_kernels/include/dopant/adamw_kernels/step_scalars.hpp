@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-namespace dopant::adamw {
+namespace dopant::adamw_kernels {
 
 // One param group's hyper-parameters for one step, as torch.optim.AdamW sees them.
 struct StepHyper {
@@ -35,4 +35,4 @@ struct StepScalars {
 // Throws std::invalid_argument when step is 0 or grad_scale is not a positive finite number.
 StepScalars make_step_scalars(const StepHyper& hyper);
 
-}  // namespace dopant::adamw
+}  // namespace dopant::adamw_kernels

@@ -11,7 +11,7 @@
 
 #include "kernels.hpp"
 
-namespace dopant::adamw::cuda {
+namespace dopant::adamw_kernels::cuda {
 
 // One tensor, or one chunk of one, in device memory: `refs` as for step_range, `numel`
 // elements from each pointer.
@@ -48,4 +48,4 @@ void launch_batched(const BatchedTensor* tensors, size_t count, void* stream);
 // Whether the CUDA runtime sees at least one device.
 bool device_available();
 
-}  // namespace dopant::adamw::cuda
+}  // namespace dopant::adamw_kernels::cuda

@@ -6,8 +6,7 @@
 #include <utility>
 
 #include "dopant/adamw_common/param_checks.hpp"
-#include "dopant/adamw_common/state_copy.hpp"
-#include "dopant/adamw_common/torch_state.hpp"
+#include "dopant/adamw_common/state_transfer.hpp"
 #ifdef DOPANT_ADAMW_HAVE_CUDA
 #include "dopant/adamw_kernels/cuda_step.hpp"
 #endif

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "dopant/adamw_kernels/kernels.hpp"
-#include "dopant/adamw_common/group_hyper.hpp"
+#include "dopant/adamw_common/hyper_params.hpp"
 
 namespace dopant::adamw_plugin {
 

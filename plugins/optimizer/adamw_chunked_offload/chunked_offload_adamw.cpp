@@ -10,7 +10,6 @@
 
 #include "cpu_pipeline.hpp"
 #include "dopant/adamw_common/param_checks.hpp"
-#include "dopant/adamw_common/state_copy.hpp"
 #include "offload_choice.hpp"
 
 namespace dopant::adamw_offload {

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "dopant/adamw_kernels/kernels.hpp"
-#include "dopant/adamw_common/group_hyper.hpp"
-#include "dopant/adamw_common/torch_state.hpp"
+#include "dopant/adamw_common/hyper_params.hpp"
+#include "dopant/adamw_common/state_transfer.hpp"
 #include "state_layout.hpp"
 #include "step_work.hpp"
 #ifdef DOPANT_ADAMW_HAVE_CUDA

@@ -1,5 +1,5 @@
-// GroupHyper::configured, resolve and at_step (see group_hyper.hpp).
-#include "dopant/adamw_common/group_hyper.hpp"
+// GroupHyper::configured, resolve and at_step (see hyper_params.hpp).
+#include "dopant/adamw_common/hyper_params.hpp"
 
 #include <cmath>
 

@@ -4,6 +4,7 @@
 // the fp32 initial values, the exported master follows the fp32 trajectory bit for bit.
 #include <dopant/optimizer.h>
 #include <dopant/runtime.h>
+#include <dopant/sdk/float16.hpp>
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -14,7 +15,6 @@
 
 #include "adamw_fixture_data.hpp"
 #include "adamw_fixture_file.hpp"
-#include "dopant/adamw_kernels/half_formats.hpp"
 
 namespace dopant::adamw_kernels::testing {
 namespace {
@@ -38,7 +38,7 @@ struct PluginTensor {
 };
 
 uint16_t narrow(DLDataType dtype, float value) {
-  return dtype.code == kDLBfloat ? float_to_bf16(value) : float_to_f16(value);
+  return dtype.code == kDLBfloat ? sdk::float_to_bf16(value) : sdk::float_to_half(value);
 }
 
 // Writes [count] fp32 values into `bytes` as `dtype`.

@@ -7,6 +7,10 @@
 #include <cstdint>
 #include <cstring>
 
+// For its NaN constants only: calling the SDK's inline conversions here would compile them
+// with this file's -m flags, and the linker could hand that copy to code for any CPU.
+#include <dopant/sdk/float16.hpp>
+
 #include "variant_kernels.hpp"
 
 namespace dopant::adamw_kernels::detail {
@@ -35,8 +39,8 @@ struct Scalars {
         inv_grad_scale(_mm256_set1_ps(s.inv_grad_scale)) {}
 };
 
-// [8] bf16 <-> fp32. Narrowing adds 0x7fff plus the lowest kept bit (ties to even); NaNs
-// keep their top bits and get the quiet bit.
+// [8] bf16 <-> fp32. Narrowing adds 0x7fff plus the lowest kept bit (ties to even); every
+// NaN becomes sdk::kBf16NaN, as sdk::float_to_bf16 (and PyTorch's c10::BFloat16) does.
 __m256 widen_bf16(const uint16_t* src) {
   const __m256i wide = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src)));
   return _mm256_castsi256_ps(_mm256_slli_epi32(wide, 16));
@@ -48,22 +52,27 @@ void narrow_bf16(uint16_t* dst, __m256 value) {
   const __m256i bias = _mm256_add_epi32(_mm256_set1_epi32(0x7fff),
                                         _mm256_and_si256(high, _mm256_set1_epi32(1)));
   const __m256i rounded = _mm256_srli_epi32(_mm256_add_epi32(bits, bias), 16);
-  const __m256i quiet_nan = _mm256_or_si256(high, _mm256_set1_epi32(0x0040));
   const __m256i is_nan = _mm256_castps_si256(_mm256_cmp_ps(value, value, _CMP_UNORD_Q));
-  const __m256i result = _mm256_blendv_epi8(rounded, quiet_nan, is_nan);
+  const __m256i result = _mm256_blendv_epi8(rounded, _mm256_set1_epi32(sdk::kBf16NaN), is_nan);
   // packus works per 128-bit half: [r0..3 r0..3 | r4..7 r4..7]; keep quadwords 0 and 2.
   const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(result, result), 0x08);
   _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), _mm256_castsi256_si128(packed));
 }
 
 // [8] f16 <-> fp32 with F16C, which rounds to nearest even and handles subnormals exactly.
+// F16C keeps a NaN's top payload bits; narrowing first turns each NaN into the float quiet
+// NaN of its sign, which F16C narrows to sign | sdk::kHalfQuietNaN (sdk::float_to_half's).
 __m256 widen_f16(const uint16_t* src) {
   return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src)));
 }
 
 void narrow_f16(uint16_t* dst, __m256 value) {
+  const __m256 sign = _mm256_and_ps(value, _mm256_set1_ps(-0.0f));
+  const __m256 quiet_nan = _mm256_or_ps(sign, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000)));
+  const __m256 canonical =
+      _mm256_blendv_ps(value, quiet_nan, _mm256_cmp_ps(value, value, _CMP_UNORD_Q));
   _mm_storeu_si128(reinterpret_cast<__m128i*>(dst),
-                   _mm256_cvtps_ph(value, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+                   _mm256_cvtps_ph(canonical, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 }
 
 template <ParamDtype Type>

@@ -11,6 +11,10 @@
 
 #include <cstdint>
 
+// For its NaN constants only: calling the SDK's inline conversions here would compile them
+// with this file's -m flags, and the linker could hand that copy to code for any CPU.
+#include <dopant/sdk/float16.hpp>
+
 #include "variant_kernels.hpp"
 
 namespace dopant::adamw_kernels::detail {
@@ -65,8 +69,8 @@ void store_u16(uint16_t* dst, __m256i value, __mmask16 lanes) {
   }
 }
 
-// [16] bf16 <-> fp32. Narrowing adds 0x7fff plus the lowest kept bit (ties to even); NaNs
-// keep their top bits and get the quiet bit. (VCVTNEPS2BF16 is not used: it flushes
+// [16] bf16 <-> fp32. Narrowing adds 0x7fff plus the lowest kept bit (ties to even); every
+// NaN becomes sdk::kBf16NaN, as sdk::float_to_bf16 (and PyTorch's c10::BFloat16) does. (VCVTNEPS2BF16 is not used: it flushes
 // subnormals to zero.)
 __m512 widen_bf16(const uint16_t* src, __mmask16 lanes) {
   const __m512i wide = _mm512_cvtepu16_epi32(load_u16(src, lanes));
@@ -80,18 +84,24 @@ void narrow_bf16(uint16_t* dst, __m512 value, __mmask16 lanes) {
                                         _mm512_and_si512(high, _mm512_set1_epi32(1)));
   const __m512i rounded = _mm512_srli_epi32(_mm512_add_epi32(bits, bias), 16);
   const __mmask16 is_nan = _mm512_cmp_ps_mask(value, value, _CMP_UNORD_Q);
-  const __m512i result =
-      _mm512_mask_or_epi32(rounded, is_nan, high, _mm512_set1_epi32(0x0040));
+  const __m512i result = _mm512_mask_mov_epi32(rounded, is_nan, _mm512_set1_epi32(sdk::kBf16NaN));
   store_u16(dst, _mm512_cvtepi32_epi16(result), lanes);
 }
 
-// [16] f16 <-> fp32, rounding to nearest even with subnormals handled exactly.
+// [16] f16 <-> fp32, rounding to nearest even with subnormals handled exactly. The
+// conversion keeps a NaN's top payload bits; narrowing first turns each NaN into the float
+// quiet NaN of its sign, which narrows to sign | sdk::kHalfQuietNaN (sdk::float_to_half's).
 __m512 widen_f16(const uint16_t* src, __mmask16 lanes) {
   return _mm512_cvtph_ps(load_u16(src, lanes));
 }
 
 void narrow_f16(uint16_t* dst, __m512 value, __mmask16 lanes) {
-  store_u16(dst, _mm512_cvtps_ph(value, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), lanes);
+  const __m512i bits = _mm512_castps_si512(value);
+  const __m512i quiet_nan = _mm512_or_si512(_mm512_and_si512(bits, _mm512_set1_epi32(INT32_MIN)),
+                                            _mm512_set1_epi32(0x7fc00000));
+  const __mmask16 is_nan = _mm512_cmp_ps_mask(value, value, _CMP_UNORD_Q);
+  const __m512 canonical = _mm512_castsi512_ps(_mm512_mask_mov_epi32(bits, is_nan, quiet_nan));
+  store_u16(dst, _mm512_cvtps_ph(canonical, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), lanes);
 }
 
 template <ParamDtype Type>

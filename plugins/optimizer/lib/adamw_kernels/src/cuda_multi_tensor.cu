@@ -3,12 +3,12 @@
 // launch; each block strides over one chunk. The element update uses __f*_rn intrinsics in
 // the reference's order, so nothing is contracted or approximated.
 #include <cuda_runtime.h>
+#include <dopant/sdk/float16.hpp>
 
 #include <stdexcept>
 #include <string>
 
 #include "dopant/adamw_kernels/cuda_step.hpp"
-#include "dopant/adamw_kernels/half_formats.hpp"
 
 namespace dopant::adamw_kernels::cuda {
 namespace {
@@ -28,9 +28,13 @@ static_assert(kMaxTensorsPerLaunch <= 256, "block_tensor is a uint8_t");
 
 template <ParamDtype Type>
 __device__ float load_grad(const void* grad, uint64_t i) {
-  if constexpr (Type == ParamDtype::f32) return static_cast<const float*>(grad)[i];
-  if constexpr (Type == ParamDtype::bf16) return bf16_to_float(static_cast<const uint16_t*>(grad)[i]);
-  if constexpr (Type == ParamDtype::f16) return f16_to_float(static_cast<const uint16_t*>(grad)[i]);
+  if constexpr (Type == ParamDtype::f32) {
+    return static_cast<const float*>(grad)[i];
+  } else if constexpr (Type == ParamDtype::bf16) {
+    return sdk::bf16_to_float(static_cast<const uint16_t*>(grad)[i]);
+  } else {
+    return sdk::half_to_float(static_cast<const uint16_t*>(grad)[i]);
+  }
 }
 
 template <ParamDtype Type>
@@ -46,8 +50,11 @@ __device__ void update_element(const StepScalars& s, const TensorRefs& t, uint64
   t.exp_avg[i] = m;
   t.exp_avg_sq[i] = v;
   weights[i] = weight;
-  if constexpr (Type == ParamDtype::bf16) static_cast<uint16_t*>(t.param)[i] = float_to_bf16(weight);
-  if constexpr (Type == ParamDtype::f16) static_cast<uint16_t*>(t.param)[i] = float_to_f16(weight);
+  if constexpr (Type == ParamDtype::bf16) {
+    static_cast<uint16_t*>(t.param)[i] = sdk::float_to_bf16(weight);
+  } else if constexpr (Type == ParamDtype::f16) {
+    static_cast<uint16_t*>(t.param)[i] = sdk::float_to_half(weight);
+  }
 }
 
 template <ParamDtype Type>

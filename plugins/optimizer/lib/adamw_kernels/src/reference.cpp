@@ -1,9 +1,10 @@
 // The reference AdamW update: one element at a time, each operation written out in the
 // order torch.optim.AdamW 1.13 applies it (see kernels.hpp). This is the spec every other
 // variant is tested against bit for bit; it is written to be read, not to be fast.
+#include <dopant/sdk/float16.hpp>
+
 #include <cmath>
 
-#include "dopant/adamw_kernels/half_formats.hpp"
 #include "variant_kernels.hpp"
 
 namespace dopant::adamw_kernels::detail {
@@ -12,8 +13,8 @@ namespace {
 float load_as_float(ParamDtype type, const void* data, size_t i) {
   switch (type) {
     case ParamDtype::f32: return static_cast<const float*>(data)[i];
-    case ParamDtype::bf16: return bf16_to_float(static_cast<const uint16_t*>(data)[i]);
-    case ParamDtype::f16: return f16_to_float(static_cast<const uint16_t*>(data)[i]);
+    case ParamDtype::bf16: return sdk::bf16_to_float(static_cast<const uint16_t*>(data)[i]);
+    case ParamDtype::f16: return sdk::half_to_float(static_cast<const uint16_t*>(data)[i]);
   }
   return 0.0f;
 }
@@ -21,8 +22,8 @@ float load_as_float(ParamDtype type, const void* data, size_t i) {
 void store_from_float(ParamDtype type, void* data, size_t i, float value) {
   switch (type) {
     case ParamDtype::f32: static_cast<float*>(data)[i] = value; return;
-    case ParamDtype::bf16: static_cast<uint16_t*>(data)[i] = float_to_bf16(value); return;
-    case ParamDtype::f16: static_cast<uint16_t*>(data)[i] = float_to_f16(value); return;
+    case ParamDtype::bf16: static_cast<uint16_t*>(data)[i] = sdk::float_to_bf16(value); return;
+    case ParamDtype::f16: static_cast<uint16_t*>(data)[i] = sdk::float_to_half(value); return;
   }
 }
 

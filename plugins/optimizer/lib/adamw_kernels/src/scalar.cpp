@@ -1,9 +1,10 @@
 // The portable fallback: a plain loop with the parameter format fixed at compile time and
 // no aliasing, for CPUs without AVX2. Same operations, in the same order, as the reference.
+#include <dopant/sdk/float16.hpp>
+
 #include <cmath>
 #include <cstdint>
 
-#include "dopant/adamw_kernels/half_formats.hpp"
 #include "variant_kernels.hpp"
 
 namespace dopant::adamw_kernels::detail {
@@ -20,14 +21,14 @@ struct Format<ParamDtype::f32> {
 template <>
 struct Format<ParamDtype::bf16> {
   using Element = uint16_t;
-  static float widen(uint16_t value) { return bf16_to_float(value); }
-  static uint16_t narrow(float value) { return float_to_bf16(value); }
+  static float widen(uint16_t value) { return sdk::bf16_to_float(value); }
+  static uint16_t narrow(float value) { return sdk::float_to_bf16(value); }
 };
 template <>
 struct Format<ParamDtype::f16> {
   using Element = uint16_t;
-  static float widen(uint16_t value) { return f16_to_float(value); }
-  static uint16_t narrow(float value) { return float_to_f16(value); }
+  static float widen(uint16_t value) { return sdk::half_to_float(value); }
+  static uint16_t narrow(float value) { return sdk::float_to_half(value); }
 };
 
 template <ParamDtype Type>

@@ -2,6 +2,7 @@
 include(CMakePackageConfigHelpers)
 set(DOPANT_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/dopant")
 install(EXPORT dopantTargets NAMESPACE dopant:: DESTINATION "${DOPANT_CMAKE_DIR}")
+install(EXPORT dopantConformanceTargets NAMESPACE dopant:: DESTINATION "${DOPANT_CMAKE_DIR}")
 configure_package_config_file(cmake/dopantConfig.cmake.in
   "${CMAKE_CURRENT_BINARY_DIR}/dopantConfig.cmake" INSTALL_DESTINATION "${DOPANT_CMAKE_DIR}")
 write_basic_package_version_file("${CMAKE_CURRENT_BINARY_DIR}/dopantConfigVersion.cmake"

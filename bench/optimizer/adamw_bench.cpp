@@ -25,12 +25,12 @@
 #include <thread>
 #include <vector>
 
-#include "dopant/adamw/kernels.hpp"
+#include "dopant/adamw_kernels/kernels.hpp"
 
 namespace {
 
-using dopant::adamw::ParamDtype;
-using dopant::adamw::Variant;
+using dopant::adamw_kernels::ParamDtype;
+using dopant::adamw_kernels::Variant;
 
 constexpr double kAdamwBytesPerElement = 28.0;
 constexpr double kTriadBytesPerElement = 12.0;
@@ -111,24 +111,27 @@ void inplace(benchmark::State& state, size_t n, unsigned threads) {
 
 void adamw(benchmark::State& state, Variant variant, ParamDtype dtype, size_t n,
            unsigned threads) {
-  const size_t width = dopant::adamw::param_bytes(dtype);
+  const size_t width = dopant::adamw_kernels::param_bytes(dtype);
   Buffer<unsigned char> param(n * width), grad(n * width);
   Buffer<float> master(dtype == ParamDtype::f32 ? 0 : n, 0.5f);
   Buffer<float> exp_avg(n, 0.0f), exp_avg_sq(n, 0.0f);
   std::vector<float> values(n);
   for (size_t i = 0; i < n; ++i) values[i] = static_cast<float>(i % 1000) * 1e-4f - 0.05f;
-  dopant::adamw::narrow_from_float(Variant::reference, dtype, values.data(), grad.data(), n);
-  dopant::adamw::narrow_from_float(Variant::reference, dtype, values.data(), param.data(), n);
-  const dopant::adamw::TensorRefs refs{param.data(), grad.data(),
-                                       master.empty() ? nullptr : master.data(),
-                                       exp_avg.data(), exp_avg_sq.data()};
-  dopant::adamw::StepHyper hyper{.lr = 1e-3, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8,
-                                 .weight_decay = 1e-2, .step = 0};
+  dopant::adamw_kernels::narrow_from_float(Variant::reference, dtype, values.data(), grad.data(),
+                                           n);
+  dopant::adamw_kernels::narrow_from_float(Variant::reference, dtype, values.data(),
+                                           param.data(), n);
+  const dopant::adamw_kernels::TensorRefs refs{param.data(), grad.data(),
+                                               master.empty() ? nullptr : master.data(),
+                                               exp_avg.data(), exp_avg_sq.data()};
+  dopant::adamw_kernels::StepHyper hyper{.lr = 1e-3, .beta1 = 0.9, .beta2 = 0.999,
+                                         .eps = 1e-8, .weight_decay = 1e-2, .step = 0};
   for (auto _ : state) {
     ++hyper.step;
-    const dopant::adamw::StepScalars scalars = dopant::adamw::make_step_scalars(hyper);
+    const dopant::adamw_kernels::StepScalars scalars =
+        dopant::adamw_kernels::make_step_scalars(hyper);
     split(n, threads, [&](size_t begin, size_t end) {
-      dopant::adamw::step_range(variant, dtype, scalars, refs, begin, end);
+      dopant::adamw_kernels::step_range(variant, dtype, scalars, refs, begin, end);
     });
     benchmark::ClobberMemory();
   }
@@ -208,9 +211,9 @@ int main(int argc, char** argv) {
       benchmark::RegisterBenchmark(inplace_name.c_str(), inplace, n, threads)->UseRealTime();
       inplace_names[{n, threads}] = inplace_name;
       for (Variant v : {Variant::reference, Variant::scalar, Variant::avx2, Variant::avx512}) {
-        if (!dopant::adamw::variant_supported(v)) continue;
+        if (!dopant::adamw_kernels::variant_supported(v)) continue;
         for (ParamDtype dtype : {ParamDtype::f32, ParamDtype::bf16}) {
-          const std::string name = "adamw_" + std::string(dopant::adamw::variant_name(v)) +
+          const std::string name = "adamw_" + std::string(dopant::adamw_kernels::variant_name(v)) +
                                    (dtype == ParamDtype::f32 ? "_f32" : "_bf16") + suffix;
           benchmark::RegisterBenchmark(name.c_str(), adamw, v, dtype, n, threads)
               ->UseRealTime();

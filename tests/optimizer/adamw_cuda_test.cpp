@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "adamw_test_tensors.hpp"
-#include "dopant/adamw/cuda_step.hpp"
+#include "dopant/adamw_kernels/cuda_step.hpp"
 
-namespace dopant::adamw::testing {
+namespace dopant::adamw_kernels::testing {
 namespace {
 
 void check(cudaError_t status) { ASSERT_EQ(status, cudaSuccess) << cudaGetErrorString(status); }
@@ -108,4 +108,4 @@ INSTANTIATE_TEST_SUITE_P(ParamDtypes, CudaStepTest,
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 
 }  // namespace
-}  // namespace dopant::adamw::testing
+}  // namespace dopant::adamw_kernels::testing

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdint>
 
-namespace dopant::adamw::testing {
+namespace dopant::adamw_kernels::testing {
 
 constexpr uint64_t splitmix64(uint64_t x) {
   uint64_t z = x + 0x9E3779B97F4A7C15ull;
@@ -36,4 +36,4 @@ inline float fixture_initial_param(uint64_t seed, uint64_t tensor, uint64_t elem
   return std::ldexp(static_cast<float>(centered), -23);
 }
 
-}  // namespace dopant::adamw::testing
+}  // namespace dopant::adamw_kernels::testing

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <utility>
 
-namespace dopant::adamw::testing {
+namespace dopant::adamw_kernels::testing {
 namespace {
 
 static_assert(std::endian::native == std::endian::little, "the fixture is little-endian");
@@ -77,4 +77,4 @@ Fixture read_fixture(const std::string& path) {
   return fixture;
 }
 
-}  // namespace dopant::adamw::testing
+}  // namespace dopant::adamw_kernels::testing

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace dopant::adamw::testing {
+namespace dopant::adamw_kernels::testing {
 
 struct FixtureGroup {
   double lr, beta1, beta2, eps, weight_decay;
@@ -30,4 +30,4 @@ struct Fixture {
 // Throws std::runtime_error when the file is missing, truncated or of another version.
 Fixture read_fixture(const std::string& path);
 
-}  // namespace dopant::adamw::testing
+}  // namespace dopant::adamw_kernels::testing

@@ -4,6 +4,7 @@
 // the fp32 initial values, the exported master follows the fp32 trajectory bit for bit.
 #include <dopant/optimizer.h>
 #include <dopant/runtime.h>
+#include <dopant/sdk/float16.hpp>
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -14,9 +15,8 @@
 
 #include "adamw_fixture_data.hpp"
 #include "adamw_fixture_file.hpp"
-#include "dopant/adamw/half_formats.hpp"
 
-namespace dopant::adamw::testing {
+namespace dopant::adamw_kernels::testing {
 namespace {
 
 std::string take_message(dpt_error* error) {
@@ -38,7 +38,7 @@ struct PluginTensor {
 };
 
 uint16_t narrow(DLDataType dtype, float value) {
-  return dtype.code == kDLBfloat ? float_to_bf16(value) : float_to_f16(value);
+  return dtype.code == kDLBfloat ? sdk::float_to_bf16(value) : sdk::float_to_half(value);
 }
 
 // Writes [count] fp32 values into `bytes` as `dtype`.
@@ -182,4 +182,4 @@ INSTANTIATE_TEST_SUITE_P(Dtypes, AdamwPluginTest,
                          });
 
 }  // namespace
-}  // namespace dopant::adamw::testing
+}  // namespace dopant::adamw_kernels::testing

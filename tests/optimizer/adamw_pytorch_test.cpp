@@ -16,9 +16,9 @@
 #include "adamw_fixture_data.hpp"
 #include "adamw_fixture_file.hpp"
 #include "adamw_test_tensors.hpp"
-#include "dopant/adamw/kernels.hpp"
+#include "dopant/adamw_kernels/kernels.hpp"
 
-namespace dopant::adamw::testing {
+namespace dopant::adamw_kernels::testing {
 namespace {
 
 const Fixture& fixture() {
@@ -141,4 +141,4 @@ INSTANTIATE_TEST_SUITE_P(CpuVariants, PyTorchReplay,
                          [](const auto& info) { return std::string(variant_name(info.param)); });
 
 }  // namespace
-}  // namespace dopant::adamw::testing
+}  // namespace dopant::adamw_kernels::testing

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "adamw_test_tensors.hpp"
-#include "dopant/adamw/kernels.hpp"
+#include "dopant/adamw_kernels/kernels.hpp"
 
-namespace dopant::adamw::testing {
+namespace dopant::adamw_kernels::testing {
 namespace {
 
 constexpr size_t kNumel = 65537;
@@ -82,4 +82,4 @@ INSTANTIATE_TEST_SUITE_P(ParamDtypes, SplitTest,
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 
 }  // namespace
-}  // namespace dopant::adamw::testing
+}  // namespace dopant::adamw_kernels::testing

@@ -7,9 +7,9 @@
 #include <random>
 #include <string>
 
-#include "dopant/adamw/half_formats.hpp"
+#include <dopant/sdk/float16.hpp>
 
-namespace dopant::adamw::testing {
+namespace dopant::adamw_kernels::testing {
 namespace {
 
 // A finite float: usually sign * [1, 2) * 2^[min_exp, max_exp]; 2% zeros (either sign),
@@ -114,7 +114,7 @@ TestTensor random_tensor(ParamDtype type, size_t numel, uint64_t seed) {
   std::vector<uint16_t> params(numel);
   std::vector<uint16_t> grads(numel);
   for (size_t i = 0; i < numel; ++i) {
-    params[i] = type == ParamDtype::bf16 ? float_to_bf16(weights[i]) : float_to_f16(weights[i]);
+    params[i] = type == ParamDtype::bf16 ? sdk::float_to_bf16(weights[i]) : sdk::float_to_half(weights[i]);
     grads[i] = finite_half_bits(rng, type);
   }
   std::memcpy(t.param.data(), params.data(), numel * 2);
@@ -151,4 +151,4 @@ std::vector<StepHyper> test_hypers() {
   };
 }
 
-}  // namespace dopant::adamw::testing
+}  // namespace dopant::adamw_kernels::testing

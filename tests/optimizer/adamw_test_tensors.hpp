@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include "dopant/adamw/kernels.hpp"
+#include "dopant/adamw_kernels/kernels.hpp"
 
-namespace dopant::adamw::testing {
+namespace dopant::adamw_kernels::testing {
 
 struct TestTensor {
   ParamDtype type;
@@ -42,4 +42,4 @@ std::string_view dtype_name(ParamDtype type);
 // denominators are 0; grad and lr scales; large steps) and a non-power-of-two grad scale.
 std::vector<StepHyper> test_hypers();
 
-}  // namespace dopant::adamw::testing
+}  // namespace dopant::adamw_kernels::testing

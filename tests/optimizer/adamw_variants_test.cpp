@@ -9,9 +9,9 @@
 #include <tuple>
 
 #include "adamw_test_tensors.hpp"
-#include "dopant/adamw/kernels.hpp"
+#include "dopant/adamw_kernels/kernels.hpp"
 
-namespace dopant::adamw::testing {
+namespace dopant::adamw_kernels::testing {
 namespace {
 
 class VariantTest : public ::testing::TestWithParam<std::tuple<Variant, ParamDtype>> {};
@@ -63,4 +63,4 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 }  // namespace
-}  // namespace dopant::adamw::testing
+}  // namespace dopant::adamw_kernels::testing

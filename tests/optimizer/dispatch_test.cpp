@@ -6,9 +6,9 @@
 #include <stdexcept>
 
 #include "adamw_test_tensors.hpp"
-#include "dopant/adamw/kernels.hpp"
+#include "dopant/adamw_kernels/kernels.hpp"
 
-namespace dopant::adamw {
+namespace dopant::adamw_kernels {
 namespace {
 
 TEST(Dispatch, NamesRoundTrip) {
@@ -48,4 +48,4 @@ TEST(Dispatch, MasterWeightsGoWithSixteenBitParamsOnly) {
 }
 
 }  // namespace
-}  // namespace dopant::adamw
+}  // namespace dopant::adamw_kernels

@@ -6,9 +6,9 @@
 #include <limits>
 #include <stdexcept>
 
-#include "dopant/adamw/step_scalars.hpp"
+#include "dopant/adamw_kernels/step_scalars.hpp"
 
-namespace dopant::adamw {
+namespace dopant::adamw_kernels {
 namespace {
 
 const StepHyper kHyper{.lr = 1e-3, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8,
@@ -59,4 +59,4 @@ TEST(StepScalars, RejectsStepZeroAndBadGradScales) {
 }
 
 }  // namespace
-}  // namespace dopant::adamw
+}  // namespace dopant::adamw_kernels

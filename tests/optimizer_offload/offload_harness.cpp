@@ -7,7 +7,7 @@
 #include <cstring>
 #include <limits>
 
-#include "dopant/adamw/half_formats.hpp"
+#include <dopant/sdk/float16.hpp>
 
 namespace dopant::offload_testing {
 namespace {
@@ -188,8 +188,8 @@ void DeviceModel::fill(void* device, uint64_t stream, uint64_t index, const Tens
     if (dtype_.bits == 32) {
       std::memcpy(values.data() + 4 * i, &value, 4);
     } else {
-      const uint16_t half =
-          dtype_.code == kDLBfloat ? adamw::float_to_bf16(value) : adamw::float_to_f16(value);
+      const uint16_t half = dtype_.code == kDLBfloat ? sdk::float_to_bf16(value)
+                                                     : sdk::float_to_half(value);
       std::memcpy(values.data() + 2 * i, &half, 2);
     }
   }

@@ -1,6 +1,8 @@
-// bf16 and fp16 conversions against plain references: the compiler's _Float16 for fp16, and
-// for bf16 a nearest-of-two-candidates search in double with ties to even. Covers exact
-// halfway points, NaN, infinities, overflow and subnormals.
+// The one bf16 and fp16 conversion (dopant/sdk/float16.hpp) against plain references: the
+// compiler's _Float16 for fp16, and for bf16 a nearest-of-two-candidates search in double with
+// ties to even; known values at the rounding boundaries, round trips of every pattern, and
+// PyTorch's NaN rules (c10::BFloat16, c10::Half). The kernels' vectorized conversions are
+// checked against these in tests/optimizer/conversion_variants_test.cpp.
 #include <dopant/sdk/float16.hpp>
 
 #include <gtest/gtest.h>
@@ -71,9 +73,6 @@ TEST(SdkFloat16, Bf16SpecialValues) {
   EXPECT_EQ(sdk::float_to_bf16(inf), 0x7f80);
   EXPECT_EQ(sdk::float_to_bf16(-inf), 0xff80);
   EXPECT_EQ(sdk::float_to_bf16(std::numeric_limits<float>::max()), 0x7f80);  // overflow
-  EXPECT_TRUE(std::isnan(sdk::bf16_to_float(sdk::float_to_bf16(std::nanf("")))));
-  EXPECT_TRUE(std::isnan(sdk::bf16_to_float(sdk::float_to_bf16(from_bits(0x7f800001u)))))
-      << "a NaN whose payload lies in the dropped bits must not become infinity";
   EXPECT_EQ(sdk::float_to_bf16(-0.0f), 0x8000);
   EXPECT_EQ(sdk::float_to_bf16(from_bits(1)), 0x0000);  // smallest subnormal rounds to zero
   EXPECT_EQ(sdk::float_to_bf16(from_bits(0x00018000u)), 0x0002);  // subnormal tie, to even
@@ -105,12 +104,63 @@ TEST(SdkFloat16, HalfSpecialValues) {
   EXPECT_EQ(sdk::float_to_half(65504.0f), 0x7bff);
   EXPECT_EQ(sdk::float_to_half(65519.0f), 0x7bff);
   EXPECT_EQ(sdk::float_to_half(65520.0f), 0x7c00);  // halfway to 65536 rounds to even: inf
-  EXPECT_TRUE(std::isnan(sdk::half_to_float(sdk::float_to_half(from_bits(0xff800001u)))));
   EXPECT_EQ(sdk::float_to_half(std::ldexp(1.0f, -24)), 0x0001);  // smallest subnormal
   EXPECT_EQ(sdk::float_to_half(std::ldexp(1.0f, -25)), 0x0000);  // its half: tie to even
   EXPECT_EQ(sdk::float_to_half(std::ldexp(1.5f, -24)), 0x0002);  // 1.5 units: tie to even 2
   EXPECT_EQ(sdk::float_to_half(-std::ldexp(1.0f, -14)), 0x8400);  // smallest normal
   EXPECT_FLOAT_EQ(sdk::half_to_float(0x0001), std::ldexp(1.0f, -24));
+}
+
+TEST(SdkFloat16, KnownValuesAtTheRoundingBoundaries) {
+  EXPECT_EQ(sdk::float_to_bf16(1.0f), 0x3f80u);
+  EXPECT_EQ(sdk::float_to_bf16(from_bits(0x3f808000u)), 0x3f80u);  // tie, even stays
+  EXPECT_EQ(sdk::float_to_bf16(from_bits(0x3f818000u)), 0x3f82u);  // tie, odd rounds up
+  EXPECT_EQ(sdk::float_to_bf16(from_bits(0x3f808001u)), 0x3f81u);  // above the tie
+  EXPECT_EQ(sdk::float_to_half(1.0f), 0x3c00u);
+  EXPECT_EQ(sdk::float_to_half(65519.996f), 0x7bffu);
+  EXPECT_EQ(sdk::float_to_half(0x1.ffcp-15f), 0x0400u);  // rounds up into the normals
+  EXPECT_EQ(sdk::half_to_float(0x03ffu), 0x1.ff8p-15f);
+  EXPECT_EQ(sdk::half_to_float(0xfbffu), -65504.0f);
+  EXPECT_EQ(std::bit_cast<uint32_t>(sdk::half_to_float(0x8000u)), 0x80000000u);
+}
+
+TEST(SdkFloat16, EveryFiniteHalfSurvivesARoundTrip) {
+  for (uint32_t h = 0; h < 0x10000; ++h) {
+    const auto bits = static_cast<uint16_t>(h);
+    if ((bits & 0x7c00) == 0x7c00) continue;
+    ASSERT_EQ(sdk::float_to_half(sdk::half_to_float(bits)), bits) << std::hex << h;
+  }
+}
+
+// NaNs with either sign, quiet and signaling, payloads in the kept and in the dropped bits.
+constexpr uint32_t kFloatNaNs[] = {0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xff800001u,
+                                   0x7f812345u, 0xff812345u, 0x7fffffffu, 0xffffffffu};
+
+TEST(SdkFloat16, EveryNaNBecomesPyTorchsBf16NaN) {
+  // c10::BFloat16's round_to_nearest_even: `if (std::isnan(src)) return 0x7FC0;`.
+  for (uint32_t nan : kFloatNaNs) {
+    EXPECT_EQ(sdk::float_to_bf16(from_bits(nan)), sdk::kBf16NaN) << std::hex << nan;
+  }
+  EXPECT_EQ(sdk::kBf16NaN, 0x7fc0u);
+  EXPECT_TRUE(std::isnan(sdk::bf16_to_float(sdk::kBf16NaN)));
+}
+
+TEST(SdkFloat16, EveryNaNBecomesPyTorchsHalfNaNOfItsSign) {
+  // c10::Half's fp16_ieee_from_fp32_value: a NaN becomes 0x7E00 with the sign bit kept.
+  for (uint32_t nan : kFloatNaNs) {
+    const uint16_t sign = (nan & 0x80000000u) != 0 ? 0x8000u : 0u;
+    EXPECT_EQ(sdk::float_to_half(from_bits(nan)), sign | sdk::kHalfQuietNaN) << std::hex << nan;
+  }
+  EXPECT_EQ(sdk::kHalfQuietNaN, 0x7e00u);
+}
+
+TEST(SdkFloat16, WideningAHalfNaNQuietsItAndABf16NaNKeepsItsBits) {
+  // c10::Half widens through a float multiply (as F16C converts), which quiets a signaling
+  // NaN and keeps its payload; c10::BFloat16 widens by a shift.
+  EXPECT_EQ(std::bit_cast<uint32_t>(sdk::half_to_float(0x7c01u)), 0x7fc02000u);
+  EXPECT_EQ(std::bit_cast<uint32_t>(sdk::half_to_float(0xfe00u)), 0xffc00000u);
+  EXPECT_EQ(std::bit_cast<uint32_t>(sdk::bf16_to_float(0x7f81u)), 0x7f810000u);
+  EXPECT_EQ(std::bit_cast<uint32_t>(sdk::bf16_to_float(0xffc1u)), 0xffc10000u);
 }
 
 }  // namespace

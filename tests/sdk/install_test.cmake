@@ -1,6 +1,7 @@
 # Install test of the SDK: installs the build tree into a fresh prefix, configures and builds
-# examples/out-of-tree against that prefix alone, then runs the Lion reference test on the
-# plugin it produced. Run by ctest as
+# examples/out-of-tree against that prefix alone, runs that project's own ctest (the installed
+# conformance kit on its plugin), then runs the Lion reference test on the plugin it produced.
+# Run by ctest as
 #   cmake -DBUILD_DIR=... -DEXAMPLE_DIR=... -DWORK_DIR=... -DCHECKER=... -DGENERATOR=...
 #         -DCXX_COMPILER=... -P install_test.cmake
 foreach(var BUILD_DIR EXAMPLE_DIR WORK_DIR CHECKER GENERATOR CXX_COMPILER)
@@ -27,6 +28,24 @@ run_step("configure examples/out-of-tree"
   -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
   -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
 run_step("build dopant-lion" ${CMAKE_COMMAND} --build "${build}")
+
+# The example's ctest must run the installed kit's checks on Lion and pass them all; a check
+# that fails makes ctest fail, and the names make sure the checks did run.
+execute_process(COMMAND ${CMAKE_CTEST_COMMAND} --test-dir "${build}" --output-on-failure -V
+                RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE out)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "the out-of-tree ctest failed (${status}):\n${out}")
+endif()
+foreach(check descriptor kind_table optimizer_quadratic_descent optimizer_state_round_trip
+              optimizer_rejects_int32 optimizer_memory_accounted)
+  if(NOT out MATCHES "\\[       OK \\] lion\\.${check} ")
+    message(FATAL_ERROR "the out-of-tree ctest did not pass conformance check ${check}:\n${out}")
+  endif()
+endforeach()
+if(NOT out MATCHES "\\[  PASSED  \\] [0-9]+ tests")
+  message(FATAL_ERROR "the out-of-tree ctest did not report the kit's result:\n${out}")
+endif()
+message(STATUS "out-of-tree ctest (conformance kit on Lion): ok")
 
 file(GLOB_RECURSE plugin "${build}/dopant-lion.so")
 if(NOT plugin)

@@ -1,4 +1,4 @@
-// The `adamw` optimizer plugin (the baseline of issue 4): torch.optim.AdamW, bit-identical
+// The `adamw` optimizer plugin (the baseline): torch.optim.AdamW, bit-identical
 // to PyTorch 1.13, with all state on the run's device. Parameters and their defaults are
 // PyTorch's; `kernel` picks the CPU kernel variant (for A/B runs of the kernels themselves).
 #include <dopant/sdk/sdk.hpp>

@@ -6,10 +6,9 @@
 #include <utility>
 
 #include "dopant/adamw_common/param_checks.hpp"
-#include "dopant/adamw_common/state_copy.hpp"
-#include "dopant/adamw_common/torch_state.hpp"
+#include "dopant/adamw_common/state_transfer.hpp"
 #ifdef DOPANT_ADAMW_HAVE_CUDA
-#include "dopant/adamw/cuda_step.hpp"
+#include "dopant/adamw_kernels/cuda_step.hpp"
 #endif
 
 namespace dopant::adamw_plugin {
@@ -24,23 +23,24 @@ constexpr uint64_t kElementsPerTask = uint64_t{1} << 16;
 // Arguments of one parallel_for over the elements of a tensor.
 struct RangeUpdate {
   const dpt_host* host;
-  adamw::Variant variant;
-  adamw::ParamDtype dtype;
-  adamw::StepScalars scalars;
-  adamw::TensorRefs refs;
+  adamw_kernels::Variant variant;
+  adamw_kernels::ParamDtype dtype;
+  adamw_kernels::StepScalars scalars;
+  adamw_kernels::TensorRefs refs;
 };
 
 dpt_error* update_range(void* context, uint64_t begin, uint64_t end) {
   const auto& u = *static_cast<const RangeUpdate*>(context);
-  return sdk::guard(u.host,
-                    [&] { adamw::step_range(u.variant, u.dtype, u.scalars, u.refs, begin, end); });
+  return sdk::guard(u.host, [&] {
+    adamw_kernels::step_range(u.variant, u.dtype, u.scalars, u.refs, begin, end);
+  });
 }
 
-adamw::Variant choose_variant(const std::string& kernel) {
-  if (kernel == "auto") return adamw::active_variant();
-  const std::optional<adamw::Variant> variant = adamw::parse_variant(kernel);
+adamw_kernels::Variant choose_variant(const std::string& kernel) {
+  if (kernel == "auto") return adamw_kernels::active_variant();
+  const std::optional<adamw_kernels::Variant> variant = adamw_kernels::parse_variant(kernel);
   sdk::require(variant.has_value(), "kernel `" + kernel + "` is not an AdamW kernel variant");
-  if (!adamw::variant_supported(*variant)) {
+  if (!adamw_kernels::variant_supported(*variant)) {
     sdk::fail(DPT_UNIMPLEMENTED, "kernel `" + kernel + "` is not supported by this CPU");
   }
   return *variant;
@@ -48,9 +48,9 @@ adamw::Variant choose_variant(const std::string& kernel) {
 
 }  // namespace
 
-adamw::TensorRefs DeviceAdamW::Tensor::refs() const {
-  return adamw::TensorRefs{param, grad, master.as<float>(), exp_avg.as<float>(),
-                           exp_avg_sq.as<float>()};
+adamw_kernels::TensorRefs DeviceAdamW::Tensor::refs() const {
+  return adamw_kernels::TensorRefs{param, grad, master.as<float>(), exp_avg.as<float>(),
+                                   exp_avg_sq.as<float>()};
 }
 
 DeviceAdamW::DeviceAdamW(const dpt_host* host, const sdk::Config& config)
@@ -74,7 +74,8 @@ void DeviceAdamW::add_param_group(const dpt_param_group& group) {
   uint64_t state_bytes = 0;
   for (uint32_t i = 0; i < group.tensor_count; ++i) {
     const auto count = static_cast<uint64_t>(sdk::element_count(group.params[i]));
-    const bool wide = param_dtype(group.tensor_names[i], group.params[i]) == adamw::ParamDtype::f32;
+    const bool wide =
+        param_dtype(group.tensor_names[i], group.params[i]) == adamw_kernels::ParamDtype::f32;
     state_bytes += (wide ? 2 : 3) * count * sizeof(float);
   }
   if (state_bytes != 0) sdk::Allocation whole_group(host_, DPT_MEMORY_DEVICE, state_bytes);
@@ -91,7 +92,7 @@ DeviceAdamW::Tensor DeviceAdamW::make_tensor(const dpt_param_group& group,
   const DLTensor& param = group.params[index];
   const std::string name = group.tensor_names[index];
   const auto count = static_cast<uint64_t>(sdk::element_count(param));
-  const adamw::ParamDtype dtype = param_dtype(name, param);
+  const adamw_kernels::ParamDtype dtype = param_dtype(name, param);
   const uint64_t state_bytes = count * sizeof(float);
   Tensor t{name,
            groups_.size(),
@@ -103,13 +104,13 @@ DeviceAdamW::Tensor DeviceAdamW::make_tensor(const dpt_param_group& group,
            0,
            sdk::Allocation(host_, DPT_MEMORY_DEVICE, state_bytes),
            sdk::Allocation(host_, DPT_MEMORY_DEVICE, state_bytes),
-           dtype == adamw::ParamDtype::f32
+           dtype == adamw_kernels::ParamDtype::f32
                ? sdk::Allocation()
                : sdk::Allocation(host_, DPT_MEMORY_DEVICE, state_bytes)};
   const std::vector<float> zeros(count, 0.0f);
   upload(host_, t.exp_avg.data(), zeros.data(), state_bytes);
   upload(host_, t.exp_avg_sq.data(), zeros.data(), state_bytes);
-  if (dtype != adamw::ParamDtype::f32) {
+  if (dtype != adamw_kernels::ParamDtype::f32) {
     const std::vector<float> master =
         adamw_common::download_widened(host_, cpu_variant_, dtype, t.param, count);
     upload(host_, t.master.data(), master.data(), state_bytes);
@@ -117,9 +118,9 @@ DeviceAdamW::Tensor DeviceAdamW::make_tensor(const dpt_param_group& group,
   return t;
 }
 
-adamw::StepScalars DeviceAdamW::scalars_for(const Tensor& tensor,
-                                            const dpt_step_args& args) const {
-  return adamw::make_step_scalars(groups_[tensor.group].at_step(tensor.step, args));
+adamw_kernels::StepScalars DeviceAdamW::scalars_for(const Tensor& tensor,
+                                                    const dpt_step_args& args) const {
+  return adamw_kernels::make_step_scalars(groups_[tensor.group].at_step(tensor.step, args));
 }
 
 void DeviceAdamW::step(const dpt_step_args& args, dpt_stream* stream) {
@@ -137,7 +138,7 @@ void DeviceAdamW::step(const dpt_step_args& args, dpt_stream* stream) {
 void DeviceAdamW::step_cpu(const dpt_step_args& args, const std::vector<const void*>& grads) {
   for (size_t i = 0; i < tensors_.size(); ++i) {
     const Tensor& t = tensors_[i];
-    adamw::TensorRefs refs = t.refs();
+    adamw_kernels::TensorRefs refs = t.refs();
     refs.grad = grads[i];
     RangeUpdate update{host_, cpu_variant_, t.dtype, scalars_for(t, args), refs};
     sdk::check(host_, host_->parallel_for(host_, 0, t.count, kElementsPerTask, &update_range,
@@ -149,16 +150,16 @@ void DeviceAdamW::step_gpu([[maybe_unused]] const dpt_step_args& args,
                            [[maybe_unused]] const std::vector<const void*>& grads,
                            [[maybe_unused]] dpt_stream* stream) {
 #ifdef DOPANT_ADAMW_HAVE_CUDA
-  std::vector<adamw::cuda::BatchedTensor> updates;
+  std::vector<adamw_kernels::cuda::BatchedTensor> updates;
   updates.reserve(tensors_.size());
   for (size_t i = 0; i < tensors_.size(); ++i) {
     const Tensor& t = tensors_[i];
-    adamw::TensorRefs refs = t.refs();
+    adamw_kernels::TensorRefs refs = t.refs();
     refs.grad = grads[i];
     updates.push_back({t.dtype, scalars_for(t, args), {refs, t.count}});
   }
-  adamw::cuda::launch_batched(updates.data(), updates.size(),
-                              host_->stream_native(host_, stream));
+  adamw_kernels::cuda::launch_batched(updates.data(), updates.size(),
+                                      host_->stream_native(host_, stream));
 #endif
 }
 
@@ -174,7 +175,7 @@ void DeviceAdamW::export_state(const sdk::StateVisitor& visit) const {
     return values;
   };
   for (const Tensor& t : tensors_) {
-    const bool has_master = t.dtype != adamw::ParamDtype::f32;
+    const bool has_master = t.dtype != adamw_kernels::ParamDtype::f32;
     const adamw_common::HostState state{
         t.step, has_master, download_floats(t.exp_avg, t.count),
         download_floats(t.exp_avg_sq, t.count),
@@ -187,7 +188,7 @@ void DeviceAdamW::import_state(const char* tensor_name, const char* state,
                                const DLTensor& value) {
   Tensor& t = find(tensor_name);
   wait_for_steps();
-  const uint32_t arrays = t.dtype == adamw::ParamDtype::f32 ? 2 : 3;
+  const uint32_t arrays = t.dtype == adamw_kernels::ParamDtype::f32 ? 2 : 3;
   const adamw_common::ImportTarget target =
       adamw_common::parse_import(t.name, state, value, t.count, arrays);
   if (target.is_step) {

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "dopant/adamw/kernels.hpp"
-#include "dopant/adamw_common/group_hyper.hpp"
+#include "dopant/adamw_kernels/kernels.hpp"
+#include "dopant/adamw_common/hyper_params.hpp"
 
 namespace dopant::adamw_plugin {
 
@@ -31,7 +31,7 @@ class DeviceAdamW {
   struct Tensor {
     std::string name;
     size_t group;
-    adamw::ParamDtype dtype;
+    adamw_kernels::ParamDtype dtype;
     void* param;                   // [count] dtype, device memory, updated in place
     const void* grad;              // [count] dtype, device memory
     uint64_t count;
@@ -41,7 +41,7 @@ class DeviceAdamW {
     sdk::Allocation exp_avg_sq;    // [count] fp32
     sdk::Allocation master;        // [count] fp32 for bf16/fp16; empty for fp32
 
-    adamw::TensorRefs refs() const;
+    adamw_kernels::TensorRefs refs() const;
   };
 
   Tensor make_tensor(const dpt_param_group& group, uint32_t index) const;
@@ -49,7 +49,7 @@ class DeviceAdamW {
   void step_cpu(const dpt_step_args& args, const std::vector<const void*>& grads);
   void step_gpu(const dpt_step_args& args, const std::vector<const void*>& grads,
                 dpt_stream* stream);
-  adamw::StepScalars scalars_for(const Tensor& tensor, const dpt_step_args& args) const;
+  adamw_kernels::StepScalars scalars_for(const Tensor& tensor, const dpt_step_args& args) const;
   Tensor& find(const char* name);
   // Waits for the stream of the last step, so state copies see its results.
   void wait_for_steps() const;
@@ -58,7 +58,7 @@ class DeviceAdamW {
   int32_t device_index_ = 0;
   bool on_gpu_;
   dpt_stream* last_stream_ = nullptr;  // where the last GPU step was queued
-  adamw::Variant cpu_variant_;
+  adamw_kernels::Variant cpu_variant_;
   adamw_common::GroupHyper defaults_;
   std::vector<adamw_common::GroupHyper> groups_;
   std::vector<Tensor> tensors_;

@@ -1,4 +1,4 @@
-// The `adamw-chunked-offload` optimizer plugin (the optimized side of issue 4): AdamW whose
+// The `adamw-chunked-offload` optimizer plugin (the optimized side): AdamW whose
 // master weights and moments live in pinned host memory and stream through two device slots
 // of `chunk` bytes each step; bit-identical to `adamw`. The AdamW parameters and defaults
 // are `adamw`'s (PyTorch's); docs/optimizers-offload.md describes the recipe.

@@ -10,7 +10,6 @@
 
 #include "cpu_pipeline.hpp"
 #include "dopant/adamw_common/param_checks.hpp"
-#include "dopant/adamw_common/state_copy.hpp"
 #include "offload_choice.hpp"
 
 namespace dopant::adamw_offload {
@@ -47,7 +46,7 @@ void zero(const dpt_host* host, std::byte* memory, dpt_memory_kind kind, uint64_
 ChunkedOffloadAdamW::ChunkedOffloadAdamW(const dpt_host* host, const sdk::Config& config)
     : host_(host),
       on_gpu_(host->device_is_gpu(host, nullptr) != 0),
-      cpu_variant_(adamw::active_variant()),
+      cpu_variant_(adamw_kernels::active_variant()),
       defaults_(adamw_common::GroupHyper::configured(config)),
       chunk_bytes_(config.get_size("chunk")),
       offload_fraction_(config.get_float("offload_fraction")) {
@@ -132,7 +131,7 @@ void ChunkedOffloadAdamW::place_images(std::vector<ImageLayout> layouts, dpt_mem
 void ChunkedOffloadAdamW::initialize_state(size_t first_tensor) {
   for (size_t i = first_tensor; i < tensors_.size(); ++i) {
     const Tensor& t = tensors_[i];
-    if (t.dtype == adamw::ParamDtype::f32) continue;
+    if (t.dtype == adamw_kernels::ParamDtype::f32) continue;
     const std::vector<float> master =
         adamw_common::download_widened(host_, cpu_variant_, t.dtype, t.param, t.count);
     write_array(t, adamw_common::StateArray::master, master.data());
@@ -144,7 +143,7 @@ void ChunkedOffloadAdamW::build_work() {
     ImageWork work{image.home, image.layout.bytes, {}};
     for (const Segment& s : image.layout.segments) {
       const Tensor& t = tensors_[s.tensor];
-      const uint64_t skip = s.begin * adamw::param_bytes(t.dtype);
+      const uint64_t skip = s.begin * adamw_kernels::param_bytes(t.dtype);
       work.segments.push_back(SegmentUpdate{
           t.dtype, s.tensor, static_cast<std::byte*>(t.param) + skip,
           static_cast<const std::byte*>(t.grad) + skip, s.count, s.array_offset(0),
@@ -182,7 +181,7 @@ void ChunkedOffloadAdamW::step(const dpt_step_args& args, dpt_stream* stream) {
   grads_moved_ = moved;
   for (size_t i = 0; i < tensors_.size(); ++i) {
     const Tensor& t = tensors_[i];
-    work_.scalars[i] = adamw::make_step_scalars(groups_[t.group].at_step(t.step + 1, args));
+    work_.scalars[i] = adamw_kernels::make_step_scalars(groups_[t.group].at_step(t.step + 1, args));
   }
   for (Tensor& t : tensors_) ++t.step;
   const std::array<std::byte*, 2> slots{slots_[0].as<std::byte>(), slots_[1].as<std::byte>()};

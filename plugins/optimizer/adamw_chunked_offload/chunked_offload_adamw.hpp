@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "dopant/adamw/kernels.hpp"
-#include "dopant/adamw_common/group_hyper.hpp"
-#include "dopant/adamw_common/torch_state.hpp"
+#include "dopant/adamw_kernels/kernels.hpp"
+#include "dopant/adamw_common/hyper_params.hpp"
+#include "dopant/adamw_common/state_transfer.hpp"
 #include "state_layout.hpp"
 #include "step_work.hpp"
 #ifdef DOPANT_ADAMW_HAVE_CUDA
@@ -52,7 +52,7 @@ class ChunkedOffloadAdamW {
   struct Tensor {
     std::string name;
     size_t group;
-    adamw::ParamDtype dtype;
+    adamw_kernels::ParamDtype dtype;
     void* param;                 // [count] dtype, device memory, updated in place
     const void* grad;            // [count] dtype, device memory
     uint64_t count;
@@ -60,7 +60,7 @@ class ChunkedOffloadAdamW {
     uint64_t step = 0;           // PyTorch's state['step']
     std::vector<StatePart> parts;
 
-    uint32_t arrays() const { return dtype == adamw::ParamDtype::f32 ? 2 : 3; }
+    uint32_t arrays() const { return dtype == adamw_kernels::ParamDtype::f32 ? 2 : 3; }
   };
 
   void place_images(std::vector<ImageLayout> layouts, dpt_memory_kind kind,
@@ -76,7 +76,7 @@ class ChunkedOffloadAdamW {
 
   const dpt_host* host_;
   bool on_gpu_;
-  adamw::Variant cpu_variant_;
+  adamw_kernels::Variant cpu_variant_;
   adamw_common::GroupHyper defaults_;
   uint64_t chunk_bytes_;
   double offload_fraction_;

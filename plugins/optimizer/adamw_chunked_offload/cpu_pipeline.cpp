@@ -23,8 +23,8 @@ struct UpdateRange {
 // The work of one stage: update ranges, and the slot's store-then-load in pieces.
 struct Stage {
   const dpt_host* host;
-  adamw::Variant variant;
-  const std::vector<adamw::StepScalars>* scalars;
+  adamw_kernels::Variant variant;
+  const std::vector<adamw_kernels::StepScalars>* scalars;
   std::vector<UpdateRange> updates;
   std::byte* slot = nullptr;
   const ImageWork* store = nullptr;  // image leaving the slot, copied to its home first
@@ -51,8 +51,8 @@ struct Stage {
 
   void update(const UpdateRange& range) const {
     const SegmentUpdate& s = *range.segment;
-    adamw::step_range(variant, s.dtype, (*scalars)[s.scalars], s.refs(range.base), range.begin,
-                      range.end);
+    adamw_kernels::step_range(variant, s.dtype, (*scalars)[s.scalars], s.refs(range.base),
+                              range.begin, range.end);
   }
 
   // Bytes [piece * kBytesPerCopy, +kBytesPerCopy) of the slot: out to the stored image's
@@ -90,7 +90,7 @@ void add_updates(Stage& stage, const ImageWork& image, std::byte* base) {
 
 }  // namespace
 
-void step_on_cpu(const dpt_host* host, adamw::Variant variant, const StepWork& work,
+void step_on_cpu(const dpt_host* host, adamw_kernels::Variant variant, const StepWork& work,
                  const std::array<std::byte*, 2>& slots) {
   const size_t streamed = work.streamed.size();
   const size_t stages = streamed == 0 ? 1 : streamed + 2;

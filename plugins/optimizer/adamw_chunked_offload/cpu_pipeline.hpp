@@ -17,7 +17,7 @@ namespace dopant::adamw_offload {
 // Runs one step of `work`: resident images in stage 0 (alongside loading the first
 // streamed image), then the streamed ones through `slots`, each at least as large as the
 // largest streamed image. Returns when every update and store is done.
-void step_on_cpu(const dpt_host* host, adamw::Variant variant, const StepWork& work,
+void step_on_cpu(const dpt_host* host, adamw_kernels::Variant variant, const StepWork& work,
                  const std::array<std::byte*, 2>& slots);
 
 }  // namespace dopant::adamw_offload

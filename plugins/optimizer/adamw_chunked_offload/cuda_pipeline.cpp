@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "dopant/adamw/cuda_step.hpp"
+#include "dopant/adamw_kernels/cuda_step.hpp"
 
 namespace dopant::adamw_offload {
 namespace {
@@ -13,13 +13,13 @@ namespace {
 // Launches the updates of `image`, whose state is at `base`, on `native` (launch_batched:
 // one launch per run of consecutive segments with the same dtype and step scalars).
 void launch_image(const ImageWork& image, std::byte* base,
-                  const std::vector<adamw::StepScalars>& scalars, void* native) {
-  std::vector<adamw::cuda::BatchedTensor> updates;
+                  const std::vector<adamw_kernels::StepScalars>& scalars, void* native) {
+  std::vector<adamw_kernels::cuda::BatchedTensor> updates;
   updates.reserve(image.segments.size());
   for (const SegmentUpdate& s : image.segments) {
     updates.push_back({s.dtype, scalars[s.scalars], {s.refs(base), s.count}});
   }
-  adamw::cuda::launch_batched(updates.data(), updates.size(), native);
+  adamw_kernels::cuda::launch_batched(updates.data(), updates.size(), native);
 }
 
 }  // namespace

@@ -7,14 +7,14 @@
 #include <cstdint>
 #include <vector>
 
-#include "dopant/adamw/kernels.hpp"
+#include "dopant/adamw_kernels/kernels.hpp"
 
 namespace dopant::adamw_offload {
 
 // The update of one segment: its slice of the parameter and gradient, and where its state
 // arrays are in the image (byte offsets; `master` is meaningful only for bf16/fp16).
 struct SegmentUpdate {
-  adamw::ParamDtype dtype;
+  adamw_kernels::ParamDtype dtype;
   uint32_t scalars;   // index into StepWork::scalars (the tensor's index)
   void* param;        // [count] dtype, device memory, first element of the slice
   const void* grad;   // [count] dtype, device memory
@@ -24,10 +24,10 @@ struct SegmentUpdate {
   uint64_t master;
 
   // The kernel's view with the image at `base` (its home, or the device slot it is in).
-  adamw::TensorRefs refs(std::byte* base) const {
-    return adamw::TensorRefs{
+  adamw_kernels::TensorRefs refs(std::byte* base) const {
+    return adamw_kernels::TensorRefs{
         param, grad,
-        dtype == adamw::ParamDtype::f32 ? nullptr : reinterpret_cast<float*>(base + master),
+        dtype == adamw_kernels::ParamDtype::f32 ? nullptr : reinterpret_cast<float*>(base + master),
         reinterpret_cast<float*>(base + exp_avg), reinterpret_cast<float*>(base + exp_avg_sq)};
   }
 };
@@ -40,7 +40,7 @@ struct ImageWork {
 };
 
 struct StepWork {
-  std::vector<adamw::StepScalars> scalars;  // one per tensor, for the coming step
+  std::vector<adamw_kernels::StepScalars> scalars;  // one per tensor, for the coming step
   std::vector<ImageWork> resident;          // device memory, updated where they are
   std::vector<ImageWork> streamed;          // pinned host memory, streamed through the slots
 };

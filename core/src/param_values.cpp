@@ -14,10 +14,14 @@ bool fail(std::string* error, std::string message) {
   return false;
 }
 
-// Parses the whole of `text` with from_chars; false when anything is left over.
+// Parses the whole of `text` with from_chars, which takes no '+' itself; false when
+// anything is left over. One sign only: "+-5" is not a number.
 template <typename Number>
 bool parse_number(std::string_view text, Number* out) {
-  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  if (!text.empty() && text.front() == '+') {
+    text.remove_prefix(1);
+    if (!text.empty() && text.front() == '-') return false;
+  }
   if (text.empty()) return false;
   const auto result = std::from_chars(text.data(), text.data() + text.size(), *out);
   return result.ec == std::errc() && result.ptr == text.data() + text.size();

@@ -43,6 +43,8 @@ TEST(ParamValues, RejectsTextOfTheWrongShape) {
   EXPECT_EQ(rejection(schema_of(ParamType::Int), "1.5"), "expected a 64-bit integer");
   EXPECT_EQ(rejection(schema_of(ParamType::Int), "99999999999999999999"), "expected a 64-bit integer");
   EXPECT_EQ(rejection(schema_of(ParamType::Int), ""), "expected a 64-bit integer");
+  EXPECT_EQ(rejection(schema_of(ParamType::Int), "+-7"), "expected a 64-bit integer");
+  EXPECT_EQ(rejection(schema_of(ParamType::Float), "+-1e-4"), "expected a finite number like 1e-4");
   EXPECT_EQ(rejection(schema_of(ParamType::Float), "inf"), "expected a finite number like 1e-4");
   EXPECT_EQ(rejection(schema_of(ParamType::Float), "nan"), "expected a finite number like 1e-4");
   EXPECT_EQ(rejection(schema_of(ParamType::Float), "1e-4x"), "expected a finite number like 1e-4");

@@ -3,7 +3,7 @@
 # conformance kit on its plugin), then runs the Lion reference test on the plugin it produced.
 # Run by ctest as
 #   cmake -DBUILD_DIR=... -DEXAMPLE_DIR=... -DWORK_DIR=... -DCHECKER=... -DGENERATOR=...
-#         -DCXX_COMPILER=... -P install_test.cmake
+#         -DCXX_COMPILER=... [-DSANITIZE=address,undefined] -P install_test.cmake
 foreach(var BUILD_DIR EXAMPLE_DIR WORK_DIR CHECKER GENERATOR CXX_COMPILER)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "install_test.cmake: -D${var}=... is required")
@@ -66,6 +66,11 @@ if(NOT status EQUAL 0)
   message(FATAL_ERROR "pkg-config does not find dopant.pc under ${prefix}")
 endif()
 separate_arguments(flags UNIX_COMMAND "${flags}")
+# A sanitized libdopant (-DSANITIZE=address,...) works only in a program that loads the
+# sanitizer runtime before it, so the program is linked with the same sanitizers.
+if(SANITIZE)
+  list(APPEND flags -fsanitize=${SANITIZE})
+endif()
 run_step("build examples/embedding/list_plugins.c with pkg-config flags"
   cc -std=c11 -Wall -Wextra -Werror "${EXAMPLE_DIR}/../embedding/list_plugins.c" ${flags}
   -Wl,-rpath,${prefix}/lib -o "${WORK_DIR}/list_plugins")

@@ -22,10 +22,19 @@ set(prefix "${WORK_DIR}/prefix")
 set(build "${WORK_DIR}/build")
 file(REMOVE_RECURSE "${WORK_DIR}")
 
+# A sanitized build installs sanitized libraries (libdopant, the static conformance kit):
+# whatever links them must take the same sanitizers.
+set(sanitize_flags "")
+if(SANITIZE)
+  set(sanitize_flags "-fsanitize=${SANITIZE}")
+endif()
+
 run_step("install into ${prefix}" ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}")
 run_step("configure examples/out-of-tree"
   ${CMAKE_COMMAND} -S "${EXAMPLE_DIR}" -B "${build}" -G "${GENERATOR}"
   -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
+  "-DCMAKE_CXX_FLAGS=${sanitize_flags}" "-DCMAKE_EXE_LINKER_FLAGS=${sanitize_flags}"
+  "-DCMAKE_MODULE_LINKER_FLAGS=${sanitize_flags}"
   -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
 run_step("build dopant-lion" ${CMAKE_COMMAND} --build "${build}")
 
@@ -66,10 +75,9 @@ if(NOT status EQUAL 0)
   message(FATAL_ERROR "pkg-config does not find dopant.pc under ${prefix}")
 endif()
 separate_arguments(flags UNIX_COMMAND "${flags}")
-# A sanitized libdopant (-DSANITIZE=address,...) works only in a program that loads the
-# sanitizer runtime before it, so the program is linked with the same sanitizers.
+# A sanitized libdopant works only in a program that loads the sanitizer runtime before it.
 if(SANITIZE)
-  list(APPEND flags -fsanitize=${SANITIZE})
+  list(APPEND flags ${sanitize_flags})
 endif()
 run_step("build examples/embedding/list_plugins.c with pkg-config flags"
   cc -std=c11 -Wall -Wextra -Werror "${EXAMPLE_DIR}/../embedding/list_plugins.c" ${flags}

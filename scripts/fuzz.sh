@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (tests/fuzz) with clang in build-fuzz/ and runs each one for
-# SECONDS (default 60) over a copy of its checked-in seed corpus, one after the other.
+# SECONDS (default 60), starting from its checked-in seed corpus, one after the other.
 # Exits non-zero when a target crashes, hangs, leaks or trips a sanitizer, naming the input
 # that did it (kept under build-fuzz/artifacts/<target>/). New inputs the fuzzer finds stay
 # in build-fuzz/corpus/<target>/; the checked-in corpus is never written.

@@ -1,10 +1,12 @@
 // `dopant plugins list [--json]` and `dopant plugins describe NAME`.
 #include "commands.hpp"
 #include "json_writer.hpp"
+#include "message_text.hpp"
 
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace dopant::cli {
 namespace {
@@ -56,7 +58,14 @@ int list_plugins(dpt_runtime* runtime, bool json) {
 
 int describe_plugin(dpt_runtime* runtime, const std::string& id) {
   const dpt_plugin_info* info = dpt_runtime_find_plugin(runtime, id.c_str());
-  if (info == nullptr) throw std::invalid_argument("no plugin `" + id + "` is loaded (see `dopant plugins list`)");
+  if (info == nullptr) {
+    std::vector<std::string> loaded;
+    for (uint32_t i = 0; i < dpt_runtime_plugin_count(runtime); ++i) {
+      loaded.emplace_back(dpt_runtime_plugin(runtime, i)->descriptor->id);
+    }
+    throw std::invalid_argument("no plugin " + quote_name(id) + " is loaded" + did_you_mean_suffix(id, loaded) +
+                                " (see `dopant plugins list`)");
+  }
   const dpt_plugin_descriptor* d = info->descriptor;
   std::printf("%s %s — %s\n", d->id, text_or(d->version, "").c_str(), text_or(d->description, "").c_str());
   std::printf("  kind:    %s\n  library: %s (%s, ABI %u.%u)\n", d->kind, info->library_path, info->library_id,

@@ -10,10 +10,11 @@ namespace dopant::ab {
 // `self_executable`: path of the dopant binary, spawned as `dopant run` for each repetition.
 // `plugin_paths`: the global --plugin-path folders, used here and passed on to the children.
 // Prints the table on stdout and writes the report files. Runs that fail with a reported
-// error (out of memory, ...) are results, listed in every report. Returns the exit code (0)
-// once the session is complete; throws std::invalid_argument for usage errors and
-// std::runtime_error when a run cannot be carried out (a crash, a timeout, unreadable
-// output), after which no report file has been written.
+// error (out of memory, ...), crash or time out are results, listed in every report.
+// Returns the exit code (0) once the session is complete; throws std::invalid_argument for
+// usage errors and std::runtime_error when the harness cannot carry a run out (the child
+// cannot start, exits with an unexpected status, or leaves unreadable output), after which
+// no report file has been written.
 int command_ab(const std::vector<std::string>& args, const std::string& self_executable,
                const std::vector<std::string>& plugin_paths);
 

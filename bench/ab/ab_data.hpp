@@ -24,10 +24,18 @@ struct MetricValue {
   double value = 0;
 };
 
-// The error a run ended with, as the run reported it.
+// The codes of a run that ended without reporting a result: its process was ended by a
+// signal, or killed at the --timeout deadline.
+inline constexpr const char* kCrashedCode = "crashed";
+inline constexpr const char* kTimedOutCode = "timed out";
+
+// How a run failed: the error it reported, or how its process ended when it never reported.
 struct RunFailure {
-  std::string code;     // the text of dpt_code_name: "out of memory", "invalid argument", ...
+  std::string code;     // the text of dpt_code_name ("out of memory", ...), kCrashedCode or kTimedOutCode
   std::string message;
+  int signal = 0;       // kCrashedCode: the signal that ended the process, else 0
+
+  bool never_reported() const { return code == kCrashedCode || code == kTimedOutCode; }
 };
 
 // What one run of one configuration reported. A failed run still carries the metrics it

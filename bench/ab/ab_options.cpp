@@ -19,7 +19,8 @@ const char* const kAbUsage =
     "and a verdict that is \"no change\" unless p < 0.05 and the whole CI lies beyond the noise\n"
     "threshold (default 2%). Defaults: --repetitions 7, --seed 1, --resamples 10000, no timeout.\n"
     "A run whose workload fails with an error (e.g. out of memory) is a result: the reports list\n"
-    "it, and the values it reported before failing count.\n";
+    "it, and the values it reported before failing count. So is a run whose process is ended by a\n"
+    "signal or killed at --timeout: the reports name the signal and the repetition.\n";
 
 namespace {
 

@@ -82,6 +82,11 @@ ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_seco
   }
 }
 
+std::string signal_name(int signal) {
+  const char* abbreviation = sigabbrev_np(signal);  // "SEGV", or NULL for an unknown number
+  return abbreviation ? std::string("SIG") + abbreviation : "signal " + std::to_string(signal);
+}
+
 std::string describe_outcome(const ChildOutcome& outcome, double timeout_seconds) {
   if (outcome.timed_out) {
     char seconds[32];
@@ -89,7 +94,8 @@ std::string describe_outcome(const ChildOutcome& outcome, double timeout_seconds
     return std::string("timed out after ") + seconds + " s and was killed";
   }
   if (outcome.signal != 0) {
-    return "was killed by signal " + std::to_string(outcome.signal) + " (" + strsignal(outcome.signal) + ")";
+    return "was killed by signal " + std::to_string(outcome.signal) + " (" + signal_name(outcome.signal) + ", " +
+           strsignal(outcome.signal) + ")";
   }
   return "exited with status " + std::to_string(outcome.exit_code);
 }

@@ -17,7 +17,11 @@ struct ChildOutcome {
 // std::runtime_error when the program cannot be started.
 ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_seconds, const std::string& stderr_path);
 
-// "exited with status 3", "was killed by signal 9 (Killed)", "timed out after 5 s and was killed".
+// "SIGSEGV" for 11; "signal N" for a number without a name.
+std::string signal_name(int signal);
+
+// "exited with status 3", "was killed by signal 11 (SIGSEGV, Segmentation fault)",
+// "timed out after 5 s and was killed".
 std::string describe_outcome(const ChildOutcome& outcome, double timeout_seconds);
 
 }  // namespace dopant::ab

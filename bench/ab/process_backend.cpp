@@ -1,6 +1,6 @@
 // The fresh-process backend: spawn `dopant run`, read its JSON (a failed run's too, when it
-// exited with status 1 and wrote one naming the error), report any other failure with the
-// child's last lines of stderr.
+// exited with status 1 and wrote one naming the error), return a crash or a timeout as the
+// run's failure, and report any other failure with the child's last lines of stderr.
 #include "process_backend.hpp"
 
 #include "child_process.hpp"
@@ -68,9 +68,19 @@ RunOutput ProcessBackend::run(const std::string& variant) {
     return std::runtime_error("`dopant run` " + describe_outcome(outcome, timeout_seconds_) +
                               (errors.empty() ? "" : ":\n" + errors));
   };
+  // A run ended by a signal or killed at the deadline is a result of the configuration:
+  // the failure says how it ended, with the child's last lines of stderr.
+  if (outcome.timed_out || outcome.signal != 0) {
+    const std::string errors = tail_lines(read_text(stderr_path), 5);
+    RunOutput output;
+    output.failure = RunFailure{outcome.timed_out ? kTimedOutCode : kCrashedCode,
+                                describe_outcome(outcome, timeout_seconds_) + (errors.empty() ? "" : ": " + errors),
+                                outcome.timed_out ? 0 : outcome.signal};
+    return output;
+  }
   // Status 1 is how `dopant run` says the workload failed; its result must then name the error.
-  const bool exited_with_status_1 = !outcome.timed_out && outcome.exit_code == 1;
-  if (outcome.timed_out || (outcome.exit_code != 0 && !exited_with_status_1)) throw child_failed();
+  const bool exited_with_status_1 = outcome.exit_code == 1;
+  if (outcome.exit_code != 0 && !exited_with_status_1) throw child_failed();
   RunOutput output;
   try {
     output = parse_run_result(read_text(json_path));

@@ -1,8 +1,10 @@
 // Runs each repetition in a fresh process: `DOPANT [--plugin-path DIR]... run FILE
 // --variant NAME --repetitions 1 --json TMP`, then reads TMP. The temporary folder lives
 // as long as the backend. A child that exits with status 1 after writing TMP with an
-// "error" member is a failed run, returned with its failure and the metrics it reported;
-// any other non-zero status, a signal, a timeout or unreadable output throws.
+// "error" member is a failed run, returned with its failure and the metrics it reported.
+// A child ended by a signal (kCrashedCode, with the signal) or killed at the timeout
+// (kTimedOutCode) is a failed run too, with no metrics. Any other non-zero status or
+// unreadable output throws: the harness cannot tell what the run did.
 #pragma once
 
 #include "run_backend.hpp"

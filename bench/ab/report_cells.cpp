@@ -2,6 +2,8 @@
 // widths and wrapping of text.
 #include "report_cells.hpp"
 
+#include "child_process.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -80,12 +82,27 @@ std::vector<std::vector<std::string>> comparison_cells(const AbResult& result) {
   return rows;
 }
 
-std::string failure_text(const FailureSummary& summary) {
-  std::string text = "failed " + std::to_string(summary.failed) + "/" + std::to_string(summary.runs) + " runs: ";
-  for (size_t i = 0; i < summary.first_of_each_code.size(); ++i) {
-    const RunFailure& failure = summary.first_of_each_code[i];
-    text += (i ? "; " : "") + failure.code + ": " + failure.message;
+std::string unreported_text(const UnreportedRun& run) {
+  const std::string where = (run.warmup ? " in warm-up " : " in repetition ") + std::to_string(run.repetition + 1);
+  if (run.failure.code == kCrashedCode) {
+    return kCrashedCode + where + " (" + signal_name(run.failure.signal) + ", signal " +
+           std::to_string(run.failure.signal) + ")";
   }
+  return run.failure.code + where;
+}
+
+std::string failure_text(const FailureSummary& summary) {
+  std::string text = "failed " + std::to_string(summary.failed) + "/" + std::to_string(summary.runs) + " runs";
+  if (summary.failed_warmups > 0) {
+    text += " (+" + std::to_string(summary.failed_warmups) + " failed warm-up" +
+            (summary.failed_warmups == 1 ? "" : "s") + ")";
+  }
+  text += ": ";
+  size_t item = 0;
+  for (const RunFailure& failure : summary.first_of_each_code) {
+    text += (item++ ? "; " : "") + failure.code + ": " + failure.message;
+  }
+  for (const UnreportedRun& run : summary.unreported) text += (item++ ? "; " : "") + unreported_text(run);
   return text;
 }
 

@@ -32,7 +32,12 @@ std::string side_cell(const SideSummary& side);
 // (ratio and p "n/a", verdict kNotCompared).
 std::vector<std::vector<std::string>> comparison_cells(const AbResult& result);
 
-// "failed 2/3 runs: out of memory: MESSAGE; invalid argument: MESSAGE".
+// "crashed in repetition 2 (SIGSEGV, signal 11)", "timed out in warm-up 1": repetitions
+// counted from 1, as the progress line and error messages count them.
+std::string unreported_text(const UnreportedRun& run);
+
+// "failed 2/3 runs (+1 failed warm-up): out of memory: MESSAGE; invalid argument: MESSAGE;
+// crashed in repetition 3 (SIGSEGV, signal 11)": warm-ups are not among the 3 runs.
 std::string failure_text(const FailureSummary& summary);
 
 // "CONFIGURATION: " + failure_text, per configuration with failed runs.

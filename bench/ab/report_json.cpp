@@ -1,6 +1,7 @@
 // The JSON report: settings, configurations, the order of runs, each configuration's raw
-// values in run order and failed runs, and per metric the comparisons against the base and
-// the pairs not compared.
+// values in run order and failed runs (a crash with its signal and repetition), and per
+// metric the comparisons against the base and the pairs not compared.
+#include "child_process.hpp"
 #include "json_text.hpp"
 #include "reports.hpp"
 #include "run_failures.hpp"
@@ -29,13 +30,29 @@ std::string one_sided_json(const OneSided& pair) {
          ", \"candidate\": " + side_json(pair.candidate) + "}";
 }
 
+// The code and message of a run that never reported, with its signal when it crashed.
+std::string failure_fields(const RunFailure& failure) {
+  std::string text = "\"code\": " + json_string(failure.code);
+  if (failure.signal != 0) {
+    text += ", \"signal\": " + std::to_string(failure.signal) + ", \"signal_name\": " +
+            json_string(signal_name(failure.signal));
+  }
+  return text + ", \"message\": " + json_string(failure.message);
+}
+
 std::string failures_json(const FailureSummary& summary) {
   std::string text = "{\"count\": " + std::to_string(summary.failed) + ", \"total\": " + std::to_string(summary.runs) +
-                     ", \"messages\": [";
+                     ", \"failed_warmups\": " + std::to_string(summary.failed_warmups) + ", \"messages\": [";
   for (size_t i = 0; i < summary.first_of_each_code.size(); ++i) {
     const RunFailure& failure = summary.first_of_each_code[i];
     text += std::string(i ? ", " : "") + "{\"code\": " + json_string(failure.code) +
             ", \"message\": " + json_string(failure.message) + "}";
+  }
+  text += "], \"unreported\": [";
+  for (size_t i = 0; i < summary.unreported.size(); ++i) {
+    const UnreportedRun& run = summary.unreported[i];
+    text += std::string(i ? ", " : "") + "{\"warmup\": " + (run.warmup ? "true" : "false") +
+            ", \"repetition\": " + std::to_string(run.repetition) + ", " + failure_fields(run.failure) + "}";
   }
   return text + "]}";
 }
@@ -66,7 +83,8 @@ std::string render_json(const AbResult& result) {
     text += std::string(i ? "," : "") + "\n    {\"variant\": " + json_string(run.variant) +
             ", \"warmup\": " + (run.warmup ? "true" : "false") +
             ", \"repetition\": " + std::to_string(run.repetition) +
-            ", \"failed\": " + (run.failure ? "true" : "false") + "}";
+            ", \"failed\": " + (run.failure ? "true" : "false") +
+            (run.failure && run.failure->never_reported() ? ", " + failure_fields(*run.failure) : "") + "}";
   }
   text += "\n  ],\n  \"samples\": {";
   bool first_variant = true;

@@ -34,7 +34,7 @@ std::string render_markdown(const AbResult& result) {
   for (const std::string& line : failures) text += "- " + escape_cell(line) + "\n";
   text += "\nOrder of runs:";
   for (const RunRecord& run : result.samples.runs) {
-    text += " " + run.variant + (run.warmup ? "(warm-up)" : "") + (run.failure ? "(failed)" : "");
+    text += " " + run.variant + (run.warmup ? "(warm-up)" : "") + (run.failure ? "(" + (run.failure->never_reported() ? run.failure->code : std::string("failed")) + ")" : "");
   }
   return text + "\n";
 }

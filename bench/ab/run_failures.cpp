@@ -1,4 +1,5 @@
-// Counting a configuration's failed runs and keeping one message per error code.
+// Counting a configuration's failed runs, keeping one message per reported error code and
+// every crash and timeout with its repetition.
 #include "run_failures.hpp"
 
 #include <algorithm>
@@ -10,9 +11,13 @@ FailureSummary summarize_failures(const AbSamples& samples, const std::string& v
   summary.variant = variant;
   for (const RunRecord& run : samples.runs) {
     if (run.variant != variant) continue;
-    ++summary.runs;
+    if (!run.warmup) ++summary.runs;
     if (!run.failure) continue;
-    ++summary.failed;
+    ++(run.warmup ? summary.failed_warmups : summary.failed);
+    if (run.failure->never_reported()) {
+      summary.unreported.push_back(UnreportedRun{run.warmup, run.repetition, *run.failure});
+      continue;
+    }
     auto& kept = summary.first_of_each_code;
     const bool seen = std::any_of(kept.begin(), kept.end(),
                                   [&](const RunFailure& failure) { return failure.code == run.failure->code; });
@@ -25,7 +30,7 @@ std::vector<FailureSummary> configurations_with_failures(const AbSamples& sample
   std::vector<FailureSummary> summaries;
   for (const std::string& variant : samples.variants) {
     FailureSummary summary = summarize_failures(samples, variant);
-    if (summary.failed > 0) summaries.push_back(std::move(summary));
+    if (summary.failed + summary.failed_warmups > 0) summaries.push_back(std::move(summary));
   }
   return summaries;
 }

@@ -1,7 +1,8 @@
 // `dopant plugins list [--json]` and `dopant plugins describe NAME`.
 #include "commands.hpp"
-#include "json_writer.hpp"
-#include "message_text.hpp"
+
+#include <dopant/support/json_text.hpp>
+#include <dopant/support/text.hpp>
 
 #include <cstdio>
 #include <stdexcept>
@@ -36,9 +37,9 @@ int list_plugins(dpt_runtime* runtime, bool json) {
       const dpt_plugin_info* info = dpt_runtime_plugin(runtime, i);
       const dpt_plugin_descriptor* d = info->descriptor;
       std::printf("%s\n  {\"id\": %s, \"kind\": %s, \"version\": %s, \"description\": %s, \"library\": %s}",
-                  i ? "," : "", json_quote(d->id).c_str(), json_quote(d->kind).c_str(),
-                  json_quote(text_or(d->version, "")).c_str(), json_quote(text_or(d->description, "")).c_str(),
-                  json_quote(info->library_path).c_str());
+                  i ? "," : "", json_string(d->id).c_str(), json_string(d->kind).c_str(),
+                  json_string(text_or(d->version, "")).c_str(), json_string(text_or(d->description, "")).c_str(),
+                  json_string(info->library_path).c_str());
     }
     std::printf("%s]\n", count ? "\n" : "");
     return 0;

@@ -3,8 +3,9 @@
 // failing repetition ends the run: what was measured so far is still printed and written,
 // with the error, and the exit status is 1.
 #include "commands.hpp"
-#include "json_writer.hpp"
 #include "repetition.hpp"
+
+#include <dopant/support/json_text.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -80,20 +81,20 @@ void write_json(const std::string& path, const std::string& file, const std::str
   {
     std::ofstream out(temporary);
     if (!out) throw std::runtime_error("--json: cannot write `" + path + "`");
-    out << "{\n  \"dopant_version\": " << json_quote(dpt_version()) << ",\n  \"config\": " << json_quote(file)
-        << ",\n  \"workload\": " << json_quote(workload) << ",\n  \"variant\": " << json_quote(variant)
+    out << "{\n  \"dopant_version\": " << json_string(dpt_version()) << ",\n  \"config\": " << json_string(file)
+        << ",\n  \"workload\": " << json_string(workload) << ",\n  \"variant\": " << json_string(variant)
         << ",\n  \"metrics\": [";
     for (size_t i = 0; i < order.size(); ++i) {
       const MetricSeries& s = series.at(order[i]);
-      out << (i ? "," : "") << "\n    {\"name\": " << json_quote(order[i]) << ", \"unit\": " << json_quote(s.unit)
-          << ", \"better\": " << json_quote(s.better == DPT_BETTER_HIGHER ? "higher" : "lower")
+      out << (i ? "," : "") << "\n    {\"name\": " << json_string(order[i]) << ", \"unit\": " << json_string(s.unit)
+          << ", \"better\": " << json_string(s.better == DPT_BETTER_HIGHER ? "higher" : "lower")
           << ", \"median\": " << json_number(median(s.values)) << ", \"values\": [";
       for (size_t j = 0; j < s.values.size(); ++j) out << (j ? ", " : "") << json_number(s.values[j]);
       out << "]}";
     }
     out << "\n  ]";
     if (failure) {
-      out << ",\n  \"error\": {\"code\": " << json_quote(failure->code) << ", \"message\": " << json_quote(failure->message)
+      out << ",\n  \"error\": {\"code\": " << json_string(failure->code) << ", \"message\": " << json_string(failure->message)
           << "}";
     }
     out << "\n}\n";
@@ -106,14 +107,6 @@ void write_json(const std::string& path, const std::string& file, const std::str
 }
 
 }  // namespace
-
-void throw_on_error(dpt_error* error, const std::string& context) {
-  if (error == nullptr) return;
-  std::string message = dpt_error_get_message(error);
-  const dpt_code code = dpt_error_get_code(error);
-  dpt_error_destroy(error);
-  throw std::runtime_error((context.empty() ? "" : context + ": ") + message + " [" + dpt_code_name(code) + "]");
-}
 
 int command_run(const Options& options) {
   std::vector<std::string> words(options.words.begin() + 1, options.words.end());
@@ -128,7 +121,7 @@ int command_run(const Options& options) {
 
   Runtime runtime(options);
   dpt_run_config* config = nullptr;
-  throw_on_error(dpt_run_config_load(runtime.get(), file.c_str(), &config));
+  throw_if_error(dpt_run_config_load(runtime.get(), file.c_str(), &config));
   std::unique_ptr<dpt_run_config, void (*)(dpt_run_config*)> owned(config, dpt_run_config_destroy);
 
   const uint32_t variant = variant_name ? find_variant(config, *variant_name) : 0;
@@ -138,7 +131,7 @@ int command_run(const Options& options) {
   dpt_device_options device{};
   device.struct_size = sizeof device;
   dpt_run_config_device(config, variant, &device);
-  throw_on_error(dpt_runtime_set_device(runtime.get(), &device), file + ": [device]");
+  throw_if_error(dpt_runtime_set_device(runtime.get(), &device), file + ": [device]");
 
   const uint32_t repetitions = repetitions_override != 0 ? repetitions_override : dpt_run_config_repetitions(config);
   const std::string name = dpt_run_config_variant_name(config, variant);

@@ -5,6 +5,7 @@
 #include "cli_options.hpp"
 
 #include <dopant/runtime.h>
+#include <dopant/support/c_api_errors.hpp>
 
 #include <memory>
 
@@ -22,9 +23,6 @@ class Runtime {
  private:
   dpt_runtime* runtime_;
 };
-
-// Throws std::runtime_error with the error's message (freeing it) when `error` is not NULL.
-void throw_on_error(dpt_error* error, const std::string& context = "");
 
 int command_plugins(const Options& options);
 int command_run(const Options& options);

@@ -7,14 +7,6 @@
 
 namespace dopant::ab {
 
-void throw_if_error(dpt_error* error, const std::string& context) {
-  if (error == nullptr) return;
-  const std::string message = dpt_error_get_message(error);
-  const dpt_code code = dpt_error_get_code(error);
-  dpt_error_destroy(error);
-  throw std::runtime_error((context.empty() ? "" : context + ": ") + message + " [" + dpt_code_name(code) + "]");
-}
-
 LoadedConfig::LoadedConfig(const std::string& file, const std::vector<std::string>& plugin_paths) {
   std::string joined;
   for (const std::string& path : plugin_paths) joined += (joined.empty() ? "" : ":") + path;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <dopant/runtime.h>
+#include <dopant/support/c_api_errors.hpp>
 
 #include <string>
 #include <vector>
@@ -30,8 +31,5 @@ class LoadedConfig {
   dpt_runtime* runtime_ = nullptr;
   dpt_run_config* config_ = nullptr;
 };
-
-// Throws std::runtime_error with the error's message and code (freeing it) when not NULL.
-void throw_if_error(dpt_error* error, const std::string& context);
 
 }  // namespace dopant::ab

@@ -1,9 +1,10 @@
 // The CSV report: one row per (metric, variant) comparison, numbers at full precision, then
 // one per pair only one side has values of (statistics empty, verdict "not compared"); the
 // last two columns give the base's and the variant's failed runs, empty when none.
-#include "json_text.hpp"
 #include "report_cells.hpp"
 #include "reports.hpp"
+
+#include <dopant/support/json_text.hpp>
 
 #include <map>
 

@@ -2,11 +2,11 @@
 // values in run order and failed runs (a crash with its signal and repetition), and per
 // metric the comparisons against the base and the pairs not compared.
 #include "child_process.hpp"
-#include "json_text.hpp"
 #include "reports.hpp"
 #include "run_failures.hpp"
 
 #include <dopant/runtime.h>
+#include <dopant/support/json_text.hpp>
 
 namespace dopant::ab {
 namespace {

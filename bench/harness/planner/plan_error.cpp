@@ -1,7 +1,7 @@
 // Formats planner input errors on one line, with the file position first.
 #include "plan_error.hpp"
 
-#include "message_text.hpp"
+#include <dopant/support/text.hpp>
 
 namespace dopant::planner {
 

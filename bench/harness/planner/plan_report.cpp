@@ -1,7 +1,7 @@
 // Text table and JSON for `dopant plan memory`.
 #include "plan_report.hpp"
 
-#include "json_writer.hpp"
+#include <dopant/support/json_text.hpp>
 
 #include <cstdio>
 #include <utility>
@@ -74,7 +74,7 @@ class JsonObject {
   JsonObject& add(const char* name, uint64_t value) { return raw(name, number(value)); }
   JsonObject& flag(const char* name, bool value) { return raw(name, value ? "true" : "false"); }
   JsonObject& raw(const char* name, const std::string& json) {
-    body_ += (body_.empty() ? "" : ", ") + cli::json_quote(name) + ": " + json;
+    body_ += (body_.empty() ? "" : ", ") + json_string(name) + ": " + json;
     return *this;
   }
   std::string str() const { return "{" + body_ + "}"; }
@@ -170,11 +170,11 @@ std::string format_memory_json(const PlanInput& input, const MemoryPlan& plan) {
   std::string stages;
   for (const StagePlan& stage : plan.stages)
     stages += (stages.empty() ? "\n    " : ",\n    ") + stage_json(stage);
-  return "{\n  " + cli::json_quote("source") + ": " + cli::json_quote(input.source) + ",\n  " +
-         cli::json_quote("model") + ": " + cli::json_quote(input.model.name) +
+  return "{\n  " + json_string("source") + ": " + json_string(input.source) + ",\n  " +
+         json_string("model") + ": " + json_string(input.model.name) +
          ",\n  \"parameters\": " + params.str() + ",\n  \"parallel\": " + parallel.str() +
          ",\n  \"baseline\": " + baseline.str() + ",\n  \"offload\": " + offload.str() +
-         ",\n  \"ratio\": " + cli::json_number(total_ratio) + ",\n  \"stages\": [" + stages + "\n  ]\n}\n";
+         ",\n  \"ratio\": " + json_number(total_ratio) + ",\n  \"stages\": [" + stages + "\n  ]\n}\n";
 }
 
 }  // namespace dopant::planner

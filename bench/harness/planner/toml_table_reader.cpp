@@ -1,8 +1,7 @@
 // Strict TOML table reading for plan files: declared keys only, typed values, located errors.
 #include "toml_table_reader.hpp"
 
-#include "message_text.hpp"
-#include "params.hpp"
+#include <dopant/support/text.hpp>
 #include "plan_error.hpp"
 
 #include <algorithm>

@@ -1,7 +1,5 @@
 // Safe one-line message fragments built from untrusted text.
-#include "message_text.hpp"
-
-#include "params.hpp"
+#include <dopant/support/text.hpp>
 
 #include <cstdio>
 

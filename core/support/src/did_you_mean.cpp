@@ -1,5 +1,5 @@
 // "Did you mean": the candidate closest to a mistyped word, by edit distance.
-#include "params.hpp"
+#include <dopant/support/text.hpp>
 
 #include <algorithm>
 #include <cctype>

@@ -1,15 +1,13 @@
-// A small streaming JSON writer for the CLI's machine-readable outputs.
-#pragma once
+// JSON string escaping and round-trip number formatting.
+#include <dopant/support/json_text.hpp>
 
 #include <cmath>
 #include <cstdio>
-#include <string>
-#include <string_view>
+#include <cstdlib>
 
-namespace dopant::cli {
+namespace dopant {
 
-// JSON string literal of `text`, with quotes.
-inline std::string json_quote(std::string_view text) {
+std::string json_string(std::string_view text) {
   std::string out = "\"";
   for (const char c : text) {
     switch (c) {
@@ -21,22 +19,22 @@ inline std::string json_quote(std::string_view text) {
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char escaped[8];
-          std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
+          std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
           out += escaped;
         } else {
           out += c;
         }
     }
   }
-  return out + "\"";
+  return out + '"';
 }
 
-// JSON number; non-finite values become null.
-inline std::string json_number(double value) {
+std::string json_number(double value) {
   if (!std::isfinite(value)) return "null";
   char text[32];
-  std::snprintf(text, sizeof text, "%.17g", value);
+  std::snprintf(text, sizeof text, "%.15g", value);
+  if (std::strtod(text, nullptr) != value) std::snprintf(text, sizeof text, "%.17g", value);
   return text;
 }
 
-}  // namespace dopant::cli
+}  // namespace dopant

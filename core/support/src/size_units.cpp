@@ -1,7 +1,6 @@
 // Sizes with units: "4096", "256MiB", "1.5G", "400MB". Exact integer arithmetic throughout,
 // so a fraction is accepted only when it names a whole number of bytes.
-#include "message_text.hpp"
-#include "params.hpp"
+#include <dopant/support/text.hpp>
 
 #include <array>
 #include <numeric>

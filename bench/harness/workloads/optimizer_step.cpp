@@ -22,8 +22,9 @@
 #include <string>
 #include <vector>
 
-#include "float_formats.hpp"
 #include "synthetic.hpp"
+
+#include <dopant/sdk/float16.hpp>
 
 namespace dopant::workloads {
 namespace {
@@ -143,8 +144,8 @@ dpt_error* fill_range(void* context, uint64_t begin, uint64_t end) {
     const float value = synthetic_uniform(job.seed, job.stream, job.offset + i);
     switch (job.dtype) {
       case Dtype::Fp32: static_cast<float*>(job.out)[i] = value; break;
-      case Dtype::Bf16: static_cast<uint16_t*>(job.out)[i] = float_to_bf16(value); break;
-      case Dtype::Fp16: static_cast<uint16_t*>(job.out)[i] = float_to_fp16(value); break;
+      case Dtype::Bf16: static_cast<uint16_t*>(job.out)[i] = sdk::float_to_bf16(value); break;
+      case Dtype::Fp16: static_cast<uint16_t*>(job.out)[i] = sdk::float_to_half(value); break;
     }
   }
   return nullptr;
@@ -221,7 +222,7 @@ class Tensors {
     }
     uint16_t bits = 0;
     std::memcpy(&bits, staging_.data() + 2 * i, 2);
-    return settings_.dtype == Dtype::Bf16 ? bf16_to_float(bits) : fp16_to_float(bits);
+    return settings_.dtype == Dtype::Bf16 ? sdk::bf16_to_float(bits) : sdk::half_to_float(bits);
   }
 
   const dpt_host* host_;

@@ -5,7 +5,7 @@ as adamw_bench counts it (28 bytes per element: read param, grad, exp_avg, exp_a
 param, exp_avg, exp_avg_sq), so its GB/s compare directly with adamw_bench's.
 
 Run with Debian's interpreter, which has torch 1.13:
-    /usr/bin/python3 bench/optimizer/torch_adamw_bench.py [--sizes 65536,4194304,16777216]
+    /usr/bin/python3 bench/micro/optimizer/torch_adamw_bench.py [--sizes 65536,4194304,16777216]
 
 PyTorch's step allocates temporaries the size of the parameter (sqrt, division, foreach
 intermediates). glibc serves blocks over 32 MiB with fresh mmaps, and smaller ones after a

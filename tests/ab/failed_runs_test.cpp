@@ -4,9 +4,8 @@
 // sides that failed runs left short: a side with a single value is compared without a
 // crash and never gets a verdict other than "no change"; a side without values makes the
 // pair "not compared"; a metric neither side has is left out.
-#include "ab_session.hpp"
-#include "report_cells.hpp"
-#include "run_failures.hpp"
+#include "session.hpp"
+#include "reports.hpp"
 
 #include <gtest/gtest.h>
 

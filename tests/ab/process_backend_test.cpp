@@ -3,9 +3,8 @@
 // a result (and a session that goes on past it), a crash and a run past --timeout (killed
 // promptly) as failed runs naming the signal or the timeout, and clear fatal failures for
 // any other non-zero exit and unreadable output.
-#include "ab_session.hpp"
+#include "session.hpp"
 #include "json_value.hpp"
-#include "process_backend.hpp"
 #include "reports.hpp"
 
 #include <gtest/gtest.h>

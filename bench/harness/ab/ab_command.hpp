@@ -1,12 +1,35 @@
-// `dopant ab FILE ...`: the A/B harness's entry for the CLI.
+// `dopant ab FILE ...`: its options and the entry the CLI calls.
 #pragma once
 
+#include "ab_data.hpp"
+
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace dopant::ab {
 
-// `args`: the words after `ab` (FILE and options, see kAbUsage in ab_options.hpp).
+// The arguments of `dopant ab`: the run file, the session's settings and the report files.
+
+struct AbOptions {
+  std::string config_file;
+  AbSettings settings;
+  bool help = false;
+  std::optional<std::string> json_path;
+  std::optional<std::string> csv_path;
+  std::optional<std::string> markdown_path;
+  std::optional<std::string> svg_path;
+};
+
+// The usage text, ending in a newline.
+extern const char* const kAbUsage;
+
+// `args` are the words after `ab`. Throws std::invalid_argument naming the bad argument.
+AbOptions parse_ab_options(const std::vector<std::string>& args);
+
+// `dopant ab FILE ...`: the A/B harness's entry for the CLI.
+
+// `args`: the words after `ab` (FILE and options, see kAbUsage above).
 // `self_executable`: path of the dopant binary, spawned as `dopant run` for each repetition.
 // `plugin_paths`: the global --plugin-path folders, used here and passed on to the children.
 // Prints the table on stdout and writes the report files. Runs that fail with a reported

@@ -3,7 +3,7 @@
 // used and the comparisons computed from them.
 #pragma once
 
-#include "compare_samples.hpp"
+#include "statistics.hpp"
 
 #include <map>
 #include <optional>

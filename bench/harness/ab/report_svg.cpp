@@ -4,9 +4,8 @@
 // verdict, or "not compared" when one side has no values (said under the panel's title).
 // The failed runs of each configuration are listed at the top, under the session's lines.
 // Plain SVG 1.1 with inline attributes only: no scripts, styles or fonts to fetch.
-#include "report_cells.hpp"
 #include "reports.hpp"
-#include "summary_stats.hpp"
+#include "statistics.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -2,9 +2,8 @@
 // A/B in fresh processes through the harness's session, exactly like `dopant ab`.
 #include "suite_command.hpp"
 
-#include "ab_session.hpp"
-#include "process_backend.hpp"
-#include "report_cells.hpp"
+#include "reports.hpp"
+#include "session.hpp"
 #include "suite_entries.hpp"
 
 #include <dopant/runtime.h>

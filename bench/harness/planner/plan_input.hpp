@@ -1,13 +1,19 @@
 // The input of the memory planner: model shape, parallel layout, training settings and the
-// offload chunk, as read from a plan TOML file (see docs/memory.md for every key).
+// offload chunk, as read from a plan TOML file (see docs/memory.md for every key); the
+// located error its readers and checks throw; and the consistency checks of a parsed plan.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace dopant::planner {
+
+// The input of the memory planner: model shape, parallel layout, training settings and the
+// offload chunk, as read from a plan TOML file (see docs/memory.md for every key).
 
 enum class AttentionKind { Gqa, Mla };
 
@@ -109,5 +115,20 @@ inline uint64_t bytes_of(DataType type) { return type == DataType::Bf16 ? 2 : 4;
 const char* name_of(DataType type);
 const char* name_of(Recompute recompute);
 const char* name_of(AttentionKind kind);
+
+// The planner's input error: one line, "FILE:LINE:COLUMN: message".
+
+class PlanError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Throws PlanError located at `position` of `source` (line 0: the file alone).
+[[noreturn]] void fail_at(const std::string& source, TextPosition position, std::string_view message);
+
+// Consistency checks of a parsed plan: the GPU grid multiplies out, every split divides
+// what it splits, and MoE settings are coherent. The first problem is a located PlanError.
+
+void check_plan_input(const PlanInput& input);
 
 }  // namespace dopant::planner

@@ -1,10 +1,10 @@
 // C API: creating instances of any kind through their factory, handing out the widened
 // kind table, and the parameters of one plugin from TOML text.
 #include "error.hpp"
-#include "message_text.hpp"
 #include "runtime_state.hpp"
 
 #include <dopant/runtime.h>
+#include <dopant/support/text.hpp>
 
 #include <algorithm>
 

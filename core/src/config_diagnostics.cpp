@@ -2,7 +2,7 @@
 #include "config_diagnostics.hpp"
 
 #include "error.hpp"
-#include "message_text.hpp"
+#include <dopant/support/text.hpp>
 
 #include <algorithm>
 

@@ -5,7 +5,7 @@
 #include "config_diagnostics.hpp"
 #include "config_tables.hpp"
 #include "config_values.hpp"
-#include "message_text.hpp"
+#include <dopant/support/text.hpp>
 #include "toml_depth_guard.hpp"
 
 #include <algorithm>

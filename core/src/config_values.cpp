@@ -1,7 +1,7 @@
 // Parameter values from TOML nodes and validation of parameter tables against schemas.
 #include "config_values.hpp"
 
-#include "message_text.hpp"
+#include <dopant/support/text.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 // ParamSchema once, when a plugin or workload is registered. Reads only the fields that the
 // declaration's struct_size covers.
 #include "error.hpp"
-#include "message_text.hpp"
+#include <dopant/support/text.hpp>
 #include "params.hpp"
 
 #include <set>

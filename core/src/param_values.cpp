@@ -1,6 +1,6 @@
 // Parameter values from config text ("1e-4", "256MiB", "true", "fp32") and their checks
 // against a schema's range and choices.
-#include "message_text.hpp"
+#include <dopant/support/text.hpp>
 #include "params.hpp"
 
 #include <charconv>

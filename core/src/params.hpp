@@ -3,6 +3,7 @@
 #pragma once
 
 #include <dopant/plugin.h>
+#include <dopant/support/text.hpp>
 
 #include <cstdint>
 #include <map>
@@ -49,12 +50,6 @@ struct ParamSchema {
 std::vector<ParamSchema> parse_param_decls(const dpt_param_decl* const* decls, uint32_t count,
                                            const std::string& owner);
 
-// Parses a size: a non-negative integer, or a number with a unit. Decimal units K M G T P
-// (also KB, MB, ...) and binary units KiB MiB GiB TiB PiB; a trailing "B" alone means bytes.
-// "256MiB" -> 268435456, "1.5G" -> 1500000000. Returns nullopt and sets `error` when the text
-// is not a size (unknown unit, negative, fraction of a unit that is not whole, overflow).
-std::optional<uint64_t> parse_size(std::string_view text, std::string* error);
-
 // Parses config text into a value of `schema`'s type and checks range and choices.
 // Returns nullopt and sets `error` ("expected size like \"256MiB\"", "must be <= 1").
 std::optional<ParamValue> parse_value_text(const ParamSchema& schema, std::string_view text,
@@ -63,10 +58,6 @@ std::optional<ParamValue> parse_value_text(const ParamSchema& schema, std::strin
 // Checks a value against the schema's bounds and choices; sets `error` and returns false.
 bool check_value_bounds(const ParamSchema& schema, const ParamValue& value, std::string* error);
 
-// The candidate closest to `word` by edit distance, when close enough to be a likely typo
-// (at most a third of the word's length, minimum 2 edits, or a prefix match).
-std::optional<std::string> did_you_mean(std::string_view word,
-                                        const std::vector<std::string>& candidates);
 
 }  // namespace dopant
 

@@ -1,9 +1,8 @@
 // The bootstrap ratio interval on known data, against the reference script that replays the
 // same splitmix64 resampling with NumPy (fixtures/bootstrap_reference.json); medians and
 // MADs against NumPy/SciPy; and properties: determinism by seed, interval order, zeros.
-#include "bootstrap_ratio.hpp"
+#include "statistics.hpp"
 #include "fixture_reader.hpp"
-#include "summary_stats.hpp"
 
 #include <gtest/gtest.h>
 

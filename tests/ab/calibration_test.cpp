@@ -2,7 +2,7 @@
 // medians differ by a known ratio, the 95% bootstrap interval must cover that ratio in at
 // least 90% of pairs; with 200 A/A pairs the verdict must be "no change" in at least 90%;
 // and a clear 20% speed-up must be called "improved" in most pairs.
-#include "compare_samples.hpp"
+#include "statistics.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,8 +3,8 @@
 // in fresh `dopant run` processes, and through `dopant ab` on the command line. Each
 // checks that the JSON holds every metric of the workload, the samples and the order of
 // runs, and that the SVG is well-formed. A variant whose workload fails is a result in both
-// backends; a run that cannot be carried out (killed at --timeout) stops the session with
-// no report written. The shipped examples run as their header comments say: SGD vs Lion,
+// backends, and so are a crash and a run killed at --timeout (carried out by the fake
+// dopant), named with the signal and the repetition in every report. The shipped examples run as their header comments say: SGD vs Lion,
 // and adamw out of memory vs adamw-chunked-offload fitting under a device memory limit.
 #include "ab_command.hpp"
 #include "json_value.hpp"
@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -119,8 +120,9 @@ TEST_F(AbEndToEnd, AFailingVariantIsAResult) {
     EXPECT_EQ(failures.at("base").at("count").number(), 0);
     EXPECT_EQ(failures.at("momentum").at("count").number(), 0);
     const JsonValue& broken = failures.at("broken");
-    EXPECT_EQ(broken.at("count").number(), 3) << "in process: " << in_process;
-    EXPECT_EQ(broken.at("total").number(), 3);
+    EXPECT_EQ(broken.at("count").number(), 2) << "in process: " << in_process;
+    EXPECT_EQ(broken.at("total").number(), 2);  // the repetitions; the warm-up is counted apart
+    EXPECT_EQ(broken.at("failed_warmups").number(), 1);
     ASSERT_EQ(broken.at("messages").array().size(), 1u);
     const std::string message = broken.at("messages").array()[0].at("message").string();
     EXPECT_NE(message.find("no-such-folder"), std::string::npos) << message;
@@ -130,18 +132,68 @@ TEST_F(AbEndToEnd, AFailingVariantIsAResult) {
   }
 }
 
-TEST_F(AbEndToEnd, NoOutputsWhenARunIsKilled) {
-  std::vector<std::string> args = arguments("2");
-  args.insert(args.end(), {"--timeout", "0.001"});
-  try {
-    command_ab(args, DOPANT_CLI, {DOPANT_PLUGIN_BUILD_DIR});
-    ADD_FAILURE() << "a run finished within 1 ms";
-  } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("(base, warm-up 1) failed: `dopant run` timed out"), std::string::npos)
-        << e.what();
+// The run file is validated with the real plugins; each run is carried out by the fake
+// dopant, which dies of SIGSEGV in variant "segfault" and hangs in variant "hang".
+TEST_F(AbEndToEnd, CrashedAndTimedOutVariantsAreResultsInEveryReport) {
+  const std::string config = (folder_ / "broken.toml").string();
+  std::ofstream(config) << kRunFile << "\n[variants.segfault.optimizer]\nplugin = \"c-sgd\"\n"
+                        << "\n[variants.hang.optimizer]\nplugin = \"c-sgd\"\n";
+  const fs::path json_path = folder_ / "out.json";
+  const fs::path svg_path = folder_ / "out.svg";
+  const fs::path csv_path = folder_ / "out.csv";
+  const fs::path markdown_path = folder_ / "out.md";
+  ::testing::internal::CaptureStdout();
+  const int status = command_ab({config, "--repetitions", "2", "--warmup", "0", "--timeout", "0.5", "--json",
+                                 json_path.string(), "--svg", svg_path.string(), "--csv", csv_path.string(),
+                                 "--markdown", markdown_path.string()},
+                                DOPANT_FAKE_CLI, {DOPANT_PLUGIN_BUILD_DIR});
+  const std::string table = ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(status, 0);  // documented: the session completed, whatever its runs did
+
+  const JsonValue json = parse_json(read_text(json_path));
+  const JsonValue& crashed = json.at("failures").at("segfault");
+  EXPECT_EQ(crashed.at("count").number(), 2);
+  EXPECT_EQ(crashed.at("total").number(), 2);
+  ASSERT_EQ(crashed.at("unreported").array().size(), 2u);
+  for (size_t repetition = 0; repetition < 2; ++repetition) {
+    const JsonValue& run = crashed.at("unreported").array()[repetition];
+    EXPECT_EQ(run.at("code").string(), "crashed");
+    EXPECT_EQ(run.at("signal").number(), SIGSEGV);
+    EXPECT_EQ(run.at("signal_name").string(), "SIGSEGV");
+    EXPECT_EQ(run.at("repetition").number(), repetition);
+    EXPECT_FALSE(run.at("warmup").boolean());
+    EXPECT_NE(run.at("message").string().find("about to segfault"), std::string::npos) << run.at("message").string();
   }
-  EXPECT_FALSE(fs::exists(folder_ / "out.json"));
-  EXPECT_FALSE(fs::exists(folder_ / "out.svg"));
+  const JsonValue& timed_out = json.at("failures").at("hang");
+  EXPECT_EQ(timed_out.at("count").number(), 2);
+  ASSERT_EQ(timed_out.at("unreported").array().size(), 2u);
+  EXPECT_EQ(timed_out.at("unreported").array()[1].at("code").string(), "timed out");
+  EXPECT_EQ(timed_out.at("unreported").array()[1].at("repetition").number(), 1);
+  EXPECT_FALSE(timed_out.at("unreported").array()[1].has("signal"));
+  EXPECT_EQ(json.at("failures").at("base").at("count").number(), 0);
+  bool order_names_the_signal = false;
+  for (const JsonValue& run : json.at("order").array()) {
+    if (run.at("variant").string() == "segfault") order_names_the_signal = run.at("signal_name").string() == "SIGSEGV";
+  }
+  EXPECT_TRUE(order_names_the_signal);
+
+  const std::string crash_line =
+      "segfault: failed 2/2 runs: crashed in repetition 1 (SIGSEGV, signal 11); crashed in repetition 2 (SIGSEGV, "
+      "signal 11)";
+  const std::string timeout_line = "hang: failed 2/2 runs: timed out in repetition 1; timed out in repetition 2";
+  EXPECT_NE(table.find(crash_line), std::string::npos) << table;
+  EXPECT_NE(table.find(timeout_line), std::string::npos) << table;
+  const std::string markdown = read_text(markdown_path);
+  EXPECT_NE(markdown.find("- " + crash_line), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find(" segfault(crashed)"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find(" hang(timed out)"), std::string::npos) << markdown;
+  EXPECT_NE(read_text(csv_path).find("\"" + crash_line.substr(std::string("segfault: ").size()) + "\""),
+            std::string::npos)
+      << read_text(csv_path);
+  const std::string svg = read_text(svg_path);
+  EXPECT_EQ(testing::xml_problem(svg), "");
+  EXPECT_NE(svg.find("crashed in repetition 1 (SIGSEGV, signal 11)"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("timed out in repetition 2"), std::string::npos) << svg;
 }
 
 TEST_F(AbEndToEnd, CommandLine) {
@@ -184,11 +236,13 @@ TEST_F(AbEndToEnd, ShippedOutOfMemoryVsOffloadExample) {
   const int status = std::system(command.c_str());
   const std::string printed = read_text(log);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << command << "\n" << printed;
-  EXPECT_NE(printed.find("\n  base: failed 3/3 runs: out of memory: "), std::string::npos) << printed;
+  EXPECT_NE(printed.find("\n  base: failed 2/2 runs (+1 failed warm-up): out of memory: "), std::string::npos)
+      << printed;
 
   const JsonValue json = parse_json(read_text(folder_ / "out.json"));
   const JsonValue& base_failures = json.at("failures").at("base");
-  EXPECT_EQ(base_failures.at("count").number(), 3);
+  EXPECT_EQ(base_failures.at("count").number(), 2);
+  EXPECT_EQ(base_failures.at("failed_warmups").number(), 1);
   ASSERT_EQ(base_failures.at("messages").array().size(), 1u);
   EXPECT_EQ(base_failures.at("messages").array()[0].at("code").string(), "out of memory");
   EXPECT_EQ(json.at("failures").at("offload").at("count").number(), 0);
@@ -217,7 +271,7 @@ TEST_F(AbEndToEnd, ShippedOutOfMemoryVsOffloadExample) {
 
   const std::string svg = read_text(folder_ / "out.svg");
   EXPECT_EQ(testing::xml_problem(svg), "");
-  EXPECT_NE(svg.find("base: failed 3/3 runs: out of memory"), std::string::npos);
+  EXPECT_NE(svg.find("base: failed 2/2 runs (+1 failed warm-up): out of memory"), std::string::npos);
 }
 
 }  // namespace

@@ -1,15 +1,16 @@
-// What failed runs leave behind: the per-configuration summary (count out of all runs,
-// warm-ups included, and the first message of each distinct code), and comparisons of
+// What failed runs leave behind: the per-configuration summary (count out of the measured
+// runs, failed warm-ups apart, the first message of each distinct code, every crash and
+// timeout with its repetition), and comparisons of
 // sides that failed runs left short: a side with a single value is compared without a
 // crash and never gets a verdict other than "no change"; a side without values makes the
 // pair "not compared"; a metric neither side has is left out.
-#include "ab_session.hpp"
-#include "report_cells.hpp"
-#include "run_failures.hpp"
+#include "session.hpp"
+#include "reports.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <csignal>
 
 namespace dopant::ab {
 namespace {
@@ -28,21 +29,42 @@ AbSamples samples_with_failures() {
   return samples;
 }
 
-TEST(FailedRuns, CountsEveryRunAndKeepsTheFirstMessageOfEachCode) {
+TEST(FailedRuns, CountsMeasuredRunsApartFromWarmUpsAndKeepsTheFirstMessageOfEachCode) {
   const AbSamples samples = samples_with_failures();
   const FailureSummary base = summarize_failures(samples, "base");
-  EXPECT_EQ(base.failed, 3u);
-  EXPECT_EQ(base.runs, 3u);
+  EXPECT_EQ(base.failed, 2u);  // the failed warm-up is not one of the 2 repetitions
+  EXPECT_EQ(base.runs, 2u);
+  EXPECT_EQ(base.failed_warmups, 1u);
   ASSERT_EQ(base.first_of_each_code.size(), 2u);
   EXPECT_EQ(base.first_of_each_code[0].code, "out of memory");
   EXPECT_EQ(base.first_of_each_code[0].message, "requested 768 MiB");
   EXPECT_EQ(base.first_of_each_code[1].code, "invalid argument");
-  EXPECT_EQ(failure_text(base), "failed 3/3 runs: out of memory: requested 768 MiB; invalid argument: bad limit");
+  EXPECT_EQ(failure_text(base),
+            "failed 2/2 runs (+1 failed warm-up): out of memory: requested 768 MiB; invalid argument: bad limit");
 
   const FailureSummary offload = summarize_failures(samples, "offload");
   EXPECT_EQ(offload.failed, 0u);
-  EXPECT_EQ(offload.runs, 2u);
+  EXPECT_EQ(offload.runs, 1u);
+  EXPECT_EQ(offload.failed_warmups, 0u);
   EXPECT_TRUE(offload.first_of_each_code.empty());
+}
+
+TEST(FailedRuns, ListsEveryCrashAndTimeoutWithItsRepetition) {
+  AbSamples samples;
+  samples.variants = {"base", "broken"};
+  const RunFailure segfault{kCrashedCode, "was killed by signal 11", SIGSEGV};
+  const RunFailure late{kTimedOutCode, "timed out after 1 s and was killed"};
+  samples.runs = {{"broken", true, 0, late},       {"base", false, 0, std::nullopt}, {"broken", false, 0, segfault},
+                  {"broken", false, 1, segfault}, {"base", false, 1, std::nullopt}, {"broken", false, 2, late}};
+  const FailureSummary broken = summarize_failures(samples, "broken");
+  EXPECT_EQ(broken.failed, 3u);
+  EXPECT_EQ(broken.runs, 3u);
+  EXPECT_EQ(broken.failed_warmups, 1u);
+  EXPECT_TRUE(broken.first_of_each_code.empty());
+  ASSERT_EQ(broken.unreported.size(), 4u);
+  EXPECT_EQ(failure_text(broken),
+            "failed 3/3 runs (+1 failed warm-up): timed out in warm-up 1; crashed in repetition 1 (SIGSEGV, signal 11); "
+            "crashed in repetition 2 (SIGSEGV, signal 11); timed out in repetition 3");
 }
 
 TEST(FailedRuns, ListsOnlyConfigurationsThatFailedInTheirOrder) {
@@ -50,7 +72,7 @@ TEST(FailedRuns, ListsOnlyConfigurationsThatFailedInTheirOrder) {
   ASSERT_EQ(failed.size(), 2u);
   EXPECT_EQ(failed[0].variant, "base");
   EXPECT_EQ(failed[1].variant, "other");
-  EXPECT_EQ(failure_text(failed[1]), "failed 1/2 runs: invalid argument: bad chunk");
+  EXPECT_EQ(failure_text(failed[1]), "failed 1/1 runs: invalid argument: bad chunk");
 }
 
 TEST(FailedRuns, SingleValueSidesAreComparedWithoutAVerdict) {

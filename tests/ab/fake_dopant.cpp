@@ -2,6 +2,7 @@
 // `fake [--plugin-path DIR]... run FILE --variant NAME --repetitions 1 --json OUT` and acts
 // by the variant's name:
 //   "hang" sleeps for a minute; "fail" writes to stderr and exits 3; "crash" aborts;
+//   "segfault" writes a line to stderr, then dies of SIGSEGV;
 //   "garbled" writes a file that is not JSON;
 //   "oom" fails as `dopant run` does when the workload fails: a result with the metric
 //     "value" only and "error": {"code": "out of memory", "message": "... (run COUNT)"},
@@ -14,6 +15,7 @@
 // workload field records the arguments the fake was given.
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -75,6 +77,11 @@ int main(int argc, char** argv) {
     return 3;
   }
   if (variant == "crash") std::abort();
+  if (variant == "segfault") {
+    std::fprintf(stderr, "fake dopant: about to segfault\n");
+    std::signal(SIGSEGV, SIG_DFL);
+    std::raise(SIGSEGV);
+  }
   if (variant == "garbled") {
     std::ofstream(result.json_path) << "{not json";
     return 0;

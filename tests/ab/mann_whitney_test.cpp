@@ -2,7 +2,7 @@
 // to 1e-6 on small and large samples, with and without ties; plus ranks and the exact
 // distribution's known values.
 #include "fixture_reader.hpp"
-#include "mann_whitney.hpp"
+#include "statistics.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,16 +1,17 @@
 // The fresh-process backend against a fake dopant binary: the arguments it passes, one
 // process per run in the interleaved order, a run that fails with a reported error taken as
-// a result (and a session that goes on past it), and clear fatal failures for any other
-// non-zero exit, a crash, unreadable output and a run past --timeout (killed promptly).
-#include "ab_session.hpp"
+// a result (and a session that goes on past it), a crash and a run past --timeout (killed
+// promptly) as failed runs naming the signal or the timeout, and clear fatal failures for
+// any other non-zero exit and unreadable output.
+#include "session.hpp"
 #include "json_value.hpp"
-#include "process_backend.hpp"
 #include "reports.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 
@@ -102,16 +103,33 @@ TEST_F(ProcessBackendTest, StatusOneWithoutAReportedErrorStaysFatal) {
       << error_but_success;
 }
 
-TEST_F(ProcessBackendTest, ReportsCrashAndGarbledOutput) {
-  EXPECT_NE(failure_of("crash").find("killed by signal"), std::string::npos) << failure_of("crash");
+TEST_F(ProcessBackendTest, ACrashIsAFailedRunNamingTheSignal) {
+  ProcessBackend backend(DOPANT_FAKE_CLI, {}, config_, 10);
+  const RunOutput output = backend.run("segfault");
+  ASSERT_TRUE(output.failure.has_value());
+  EXPECT_EQ(output.failure->code, kCrashedCode);
+  EXPECT_EQ(output.failure->signal, SIGSEGV);
+  EXPECT_NE(output.failure->message.find("killed by signal 11 (SIGSEGV"), std::string::npos) << output.failure->message;
+  EXPECT_NE(output.failure->message.find("fake dopant: about to segfault"), std::string::npos)
+      << output.failure->message;
+  EXPECT_TRUE(output.metrics.empty());
+  EXPECT_EQ(backend.run("crash").failure->signal, SIGABRT);
+}
+
+TEST_F(ProcessBackendTest, GarbledOutputStaysFatal) {
   EXPECT_NE(failure_of("garbled").find("reading the output of `dopant run`"), std::string::npos);
 }
 
-TEST_F(ProcessBackendTest, KillsRunPastTimeout) {
+TEST_F(ProcessBackendTest, ARunPastTheTimeoutIsKilledPromptlyAndIsAFailedRun) {
+  ProcessBackend backend(DOPANT_FAKE_CLI, {}, config_, 0.5);
   const auto start = std::chrono::steady_clock::now();
-  const std::string failure = failure_of("hang", 0.5);
+  const RunOutput output = backend.run("hang");
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_NE(failure.find("timed out after 0.5 s and was killed"), std::string::npos) << failure;
+  ASSERT_TRUE(output.failure.has_value());
+  EXPECT_EQ(output.failure->code, kTimedOutCode);
+  EXPECT_EQ(output.failure->signal, 0);
+  EXPECT_NE(output.failure->message.find("timed out after 0.5 s and was killed"), std::string::npos)
+      << output.failure->message;
   EXPECT_LT(seconds, 10.0);
 }
 
@@ -151,14 +169,15 @@ TEST_F(ProcessBackendTest, SessionGoesOnAfterReportedFailuresAndReportsThem) {
   EXPECT_EQ(result.metrics[1].not_compared[0].candidate.n, 0u);
 
   const std::string table = render_table(result);
-  EXPECT_NE(table.find("oom: failed 4/4 runs: out of memory: fake dopant: requested 4096 bytes (run 1)\n"),
+  EXPECT_NE(table.find("oom: failed 3/3 runs (+1 failed warm-up): out of memory: fake dopant: requested 4096 bytes (run 1)\n"),
             std::string::npos)
       << table;
   EXPECT_EQ(table.find("base: failed"), std::string::npos) << table;
   EXPECT_NE(table.find("not compared"), std::string::npos) << table;
   const JsonValue json = parse_json(render_json(result));
-  EXPECT_EQ(json.at("failures").at("oom").at("count").number(), 4);
-  EXPECT_EQ(json.at("failures").at("oom").at("total").number(), 4);
+  EXPECT_EQ(json.at("failures").at("oom").at("count").number(), 3);  // the 3 repetitions
+  EXPECT_EQ(json.at("failures").at("oom").at("total").number(), 3);
+  EXPECT_EQ(json.at("failures").at("oom").at("failed_warmups").number(), 1);
   EXPECT_EQ(json.at("failures").at("base").at("count").number(), 0);
 }
 

@@ -4,10 +4,9 @@
 // per pair not compared; every format lists the failed runs; the table names every metric;
 // the SVG is well-formed XML (own checker, and xmllint when installed) with one panel per
 // metric and one point per sample. Output files are all-or-nothing.
-#include "ab_session.hpp"
-#include "atomic_files.hpp"
-#include "json_value.hpp"
+#include "session.hpp"
 #include "reports.hpp"
+#include "json_value.hpp"
 #include "xml_well_formed.hpp"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // The verdict rule (significance and an interval wholly beyond the noise threshold, by the
 // metric's direction) and the interleaved ABBA schedule with warm-ups first.
-#include "schedule.hpp"
-#include "verdict.hpp"
+#include "session.hpp"
+#include "statistics.hpp"
 
 #include <gtest/gtest.h>
 

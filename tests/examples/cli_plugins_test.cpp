@@ -1,6 +1,7 @@
 // `dopant plugins list [--json]` and `dopant plugins describe NAME` on the built plugins:
 // the list names c-sgd with its kind, and describe shows every declared parameter with its
-// type, default and one-line doc, read back from the plugin's own declarations.
+// type, default and one-line doc, read back from the plugin's own declarations; a misspelt
+// id gets a suggestion and a usage-error exit.
 #include <dopant/runtime.h>
 #include <gtest/gtest.h>
 
@@ -61,9 +62,17 @@ TEST(CliPlugins, DescribeShowsEveryParameterWithTypeDefaultAndDoc) {
   }
   dpt_runtime_destroy(runtime);
 
+}
+
+TEST(CliPlugins, DescribeAMisspeltIdSuggestsTheLoadedOne) {
   const auto [missing, missing_status] = command_output(cli() + "plugins describe c-sdg 2>&1");
-  EXPECT_EQ(missing_status, 2);
-  EXPECT_NE(missing.find("no plugin `c-sdg`"), std::string::npos) << missing;
+  EXPECT_EQ(missing_status, 2) << missing;
+  EXPECT_NE(missing.find("no plugin `c-sdg` is loaded; did you mean `c-sgd`?"), std::string::npos) << missing;
+
+  const auto [unknown, unknown_status] = command_output(cli() + "plugins describe zzzzzzzz 2>&1");
+  EXPECT_EQ(unknown_status, 2) << unknown;
+  EXPECT_NE(unknown.find("no plugin `zzzzzzzz` is loaded (see `dopant plugins list`)"), std::string::npos)
+      << unknown;
 }
 
 }  // namespace

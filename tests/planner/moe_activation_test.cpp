@@ -1,6 +1,6 @@
 // Activation terms of an MLA + MoE layer (the Kimi-K2 example: 65536 tokens over cp 8, so
 // T = 8192 tokens per GPU, tp 1, top-8 of 384 experts, one shared expert), by hand.
-#include "activation_memory.hpp"
+#include "memory_plan.hpp"
 #include "plan_input_toml.hpp"
 #include "plan_test_support.hpp"
 

@@ -1,6 +1,5 @@
 // The Kimi-K2 example plan: stage layout, expert sharding, offload vs baseline, staging,
 // and the in-flight micro-batches of the (interleaved) 1F1B schedule.
-#include "activation_memory.hpp"
 #include "memory_plan.hpp"
 #include "plan_input_toml.hpp"
 #include "plan_test_support.hpp"

@@ -1,6 +1,6 @@
 // Parameter counts: Kimi-K2 component by component, DeepSeek-V3 (671B) and Llama-2-7B
 // against their published totals, and activated parameters.
-#include "parameter_count.hpp"
+#include "memory_plan.hpp"
 #include "plan_input_toml.hpp"
 #include "plan_test_support.hpp"
 

@@ -1,7 +1,7 @@
 // Shared helpers of the planner tests: example paths, a small dense plan, error capture.
 #pragma once
 
-#include "plan_error.hpp"
+#include "plan_input.hpp"
 #include "plan_input_toml.hpp"
 
 #include <stdexcept>

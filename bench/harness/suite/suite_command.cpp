@@ -1,0 +1,184 @@
+// The built-in suite (see suite_command.hpp): each entry whose plugins are loaded runs as an
+// A/B in fresh processes through the harness's session, exactly like `dopant ab`.
+#include "suite_command.hpp"
+
+#include "reports.hpp"
+#include "session.hpp"
+#include "suite_entries.hpp"
+
+#include <dopant/runtime.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <stdexcept>
+
+namespace dopant::suite {
+namespace {
+
+struct SuiteSettings {
+  double scale = 1.0;
+  size_t repetitions = 5;
+  double timeout_seconds = 600;
+};
+
+double parse_number(const std::string& flag, const std::string& text, double low, double high) {
+  size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || !(value >= low && value <= high)) {
+    throw std::invalid_argument(flag + ": `" + text + "` is not a number in [" + ab::short_number(low) + ", " +
+                                ab::short_number(high) + "]");
+  }
+  return value;
+}
+
+SuiteSettings parse_settings(const std::vector<std::string>& args) {
+  SuiteSettings settings;
+  if (const char* scale = std::getenv("DOPANT_SUITE_SCALE")) {
+    settings.scale = parse_number("DOPANT_SUITE_SCALE", scale, 1e-6, 100);
+  }
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (i + 1 >= args.size()) throw std::invalid_argument("suite: `" + args[i] + "` needs a value");
+    const std::string& value = args[i + 1];
+    if (args[i] == "--scale") settings.scale = parse_number("--scale", value, 1e-6, 100);
+    else if (args[i] == "--repetitions") settings.repetitions = static_cast<size_t>(parse_number("--repetitions", value, 2, 1000));
+    else if (args[i] == "--timeout") settings.timeout_seconds = parse_number("--timeout", value, 1, 86400);
+    else throw std::invalid_argument("suite: unknown option `" + args[i] + "` (--scale, --repetitions, --timeout)");
+    ++i;
+  }
+  return settings;
+}
+
+// Ids of the loaded plugins, from a runtime over the same search path as the children.
+std::vector<std::string> loaded_plugins(const std::vector<std::string>& plugin_paths) {
+  std::string joined;
+  for (const std::string& path : plugin_paths) joined += (joined.empty() ? "" : ":") + path;
+  dpt_runtime_options options{};
+  options.struct_size = sizeof options;
+  options.plugin_path = joined.empty() ? nullptr : joined.c_str();
+  options.log_level = DPT_LOG_ERROR;
+  dpt_runtime* runtime = nullptr;
+  if (dpt_error* error = dpt_runtime_create(&options, &runtime)) {
+    const std::string message = dpt_error_get_message(error);
+    dpt_error_destroy(error);
+    throw std::runtime_error(message);
+  }
+  std::vector<std::string> ids;
+  for (uint32_t i = 0; i < dpt_runtime_plugin_count(runtime); ++i) ids.push_back(dpt_runtime_plugin(runtime, i)->descriptor->id);
+  dpt_runtime_destroy(runtime);
+  return ids;
+}
+
+bool contains(const std::vector<std::string>& ids, const std::string& id) {
+  for (const std::string& candidate : ids) {
+    if (candidate == id) return true;
+  }
+  return false;
+}
+
+struct Row {
+  std::string kind, metric, baseline, optimized, ratio, verdict;
+};
+
+// Why an entry cannot run, or empty when it can.
+std::string skip_reason(const SuiteEntry& entry, const std::vector<std::string>& loaded) {
+  const bool has_baseline = contains(loaded, entry.baseline), has_optimized = contains(loaded, entry.optimized);
+  if (entry.run_file.empty() || (!has_baseline && !has_optimized)) {
+    return "skipped: plugins `" + entry.baseline + "` and `" + entry.optimized + "` are not installed";
+  }
+  if (!has_baseline) return "skipped: plugin `" + entry.baseline + "` is not installed";
+  if (!has_optimized) return "skipped: plugin `" + entry.optimized + "` is not installed";
+  return "";
+}
+
+// A temporary run file that removes itself.
+class TemporaryRunFile {
+ public:
+  explicit TemporaryRunFile(const std::string& text) {
+    char name[] = "/tmp/dopant-suite-XXXXXX.toml";
+    const int fd = mkstemps(name, 5);
+    if (fd < 0) throw std::runtime_error("suite: cannot create a temporary run file");
+    close(fd);
+    path_ = name;
+    std::ofstream(path_) << text;
+  }
+  ~TemporaryRunFile() { std::remove(path_.c_str()); }
+  TemporaryRunFile(const TemporaryRunFile&) = delete;
+  TemporaryRunFile& operator=(const TemporaryRunFile&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+Row measure(const SuiteEntry& entry, const SuiteSettings& settings, const std::string& self_executable,
+            const std::vector<std::string>& plugin_paths) {
+  const TemporaryRunFile run_file(scaled_run_file(entry.run_file, settings.scale));
+  ab::ProcessBackend backend(self_executable, plugin_paths, run_file.path(), settings.timeout_seconds);
+  ab::AbSettings ab_settings;
+  ab_settings.repetitions = settings.repetitions;
+  ab::ProgressLine progress(ab::stderr_is_terminal());
+  const ab::AbSamples samples =
+      ab::collect_samples(backend, run_file.path(), {"base", "optimized"}, ab_settings, progress);
+  for (const ab::MetricResult& metric : ab::compare_all(samples, ab_settings.compare)) {
+    if (metric.info.name != entry.metric || metric.comparisons.empty()) continue;
+    const ab::Comparison& c = metric.comparisons.front();
+    const std::string unit = metric.info.unit.empty() ? "" : " " + metric.info.unit;
+    return {entry.kind, entry.metric, ab::short_number(c.base.median) + unit,
+            ab::short_number(c.candidate.median) + unit,
+            ab::short_number(c.ratio.ratio) + " [" + ab::short_number(c.ratio.low) + ", " +
+                ab::short_number(c.ratio.high) + "]",
+            ab::verdict_name(c.verdict)};
+  }
+  throw std::runtime_error("the workload reported no `" + entry.metric + "` metric");
+}
+
+void print_rows(const std::vector<Row>& rows) {
+  std::printf("\n%-11s %-18s %-14s %-22s %-24s %s\n", "KIND", "METRIC", "BASELINE", "OPTIMIZED", "RATIO [95% CI]",
+              "VERDICT");
+  for (const Row& row : rows) {
+    std::printf("%-11s %-18s %-14s %-22s %-24s %s\n", row.kind.c_str(), row.metric.c_str(), row.baseline.c_str(),
+                row.optimized.c_str(), row.ratio.c_str(), row.verdict.c_str());
+  }
+}
+
+}  // namespace
+
+int command_suite(const std::vector<std::string>& args, const std::string& self_executable,
+                  const std::vector<std::string>& plugin_paths) {
+  const SuiteSettings settings = parse_settings(args);
+  const std::vector<std::string> loaded = loaded_plugins(plugin_paths);
+  std::vector<Row> rows;
+  int status = 0;
+  for (const SuiteEntry& entry : suite_entries()) {
+    const std::string reason = skip_reason(entry, loaded);
+    const std::string pair = entry.baseline + " vs " + entry.optimized;
+    if (!reason.empty()) {
+      std::printf("%-11s %s: %s\n", entry.kind.c_str(), pair.c_str(), reason.c_str());
+      rows.push_back({entry.kind, "-", entry.baseline, entry.optimized, "-", "skipped"});
+      continue;
+    }
+    std::printf("%-11s %s: running %zu repetitions each at scale %s\n", entry.kind.c_str(), pair.c_str(),
+                settings.repetitions, ab::short_number(settings.scale).c_str());
+    std::fflush(stdout);
+    try {
+      rows.push_back(measure(entry, settings, self_executable, plugin_paths));
+    } catch (const std::exception& e) {
+      std::printf("%-11s %s: failed: %s\n", entry.kind.c_str(), pair.c_str(), e.what());
+      rows.push_back({entry.kind, entry.metric, entry.baseline, entry.optimized, "-", "failed"});
+      status = 1;
+    }
+  }
+  print_rows(rows);
+  return status;
+}
+
+}  // namespace dopant::suite

@@ -1,0 +1,36 @@
+// Text for messages and input: untrusted text (keys, values, plugin names) as safe
+// one-line fragments, "did you mean" suggestions, and byte sizes with units. Shared by
+// libdopant's config validator, the memory planner and the CLI.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dopant {
+
+// Replaces control characters with escapes (\n, \t, \xNN) so a message stays on one line.
+std::string one_line(std::string_view text);
+
+// `name` in backticks, escaped with one_line and shortened when very long.
+std::string quote_name(std::string_view name);
+
+// The candidate closest to `word` by edit distance, when close enough to be a likely typo
+// (at most a third of the word's length, minimum 2 edits, or a prefix match).
+std::optional<std::string> did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
+
+// "; did you mean `x`?" when did_you_mean finds a likely candidate, else "".
+std::string did_you_mean_suffix(std::string_view word, const std::vector<std::string>& candidates);
+
+// "`a`, `b`, `c`": every candidate quoted, for "must be one of ..." messages.
+std::string quoted_list(const std::vector<std::string>& names);
+
+// Parses a size: a non-negative integer, or a number with a unit. Decimal units K M G T P
+// (also KB, MB, ...) and binary units KiB MiB GiB TiB PiB; a trailing "B" alone means bytes.
+// "256MiB" -> 268435456, "1.5G" -> 1500000000. Returns nullopt and sets `error` when the text
+// is not a size (unknown unit, negative, fraction of a unit that is not whole, overflow).
+std::optional<uint64_t> parse_size(std::string_view text, std::string* error);
+
+}  // namespace dopant

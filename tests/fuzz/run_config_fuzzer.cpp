@@ -2,7 +2,8 @@
 // against the test catalog (tests/config/fake_catalog) the way `dopant run` reads one: depth
 // guard, toml++, [run], [device], slots, variants and every parameter's type and bounds. A
 // rejected file must be a clean Error(DPT_INVALID_ARGUMENT); an accepted one must hold only
-// values that its plugins' and workload's schemas allow.
+// values that its plugins' and workload's schemas allow. The same bytes are also read as one
+// plugin's parameters (dpt_plugin_params_parse's path), under the same rules.
 #include "config.hpp"
 #include "error.hpp"
 #include "fake_catalog.hpp"
@@ -59,6 +60,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     check_accepted(dopant::parse_run_config(text, "fuzz.toml", fake_catalog()));
   } catch (const dopant::Error& error) {
     if (error.code() != DPT_INVALID_ARGUMENT) fail(std::string("unexpected error: ") + error.what());
+  }
+  for (const std::string& id : fake_catalog().plugin_ids()) {
+    const dopant::PluginSchema& plugin = *fake_catalog().find_plugin(id);
+    try {
+      check_values(dopant::parse_plugin_params(text, "fuzz-params.toml", plugin), plugin.params);
+    } catch (const dopant::Error& error) {
+      if (error.code() != DPT_INVALID_ARGUMENT) fail(std::string("unexpected error: ") + error.what());
+    }
   }
   return 0;
 }

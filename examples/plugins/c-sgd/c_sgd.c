@@ -147,6 +147,15 @@ static int sgd_same_shape(const DLTensor* a, const DLTensor* b) {
   return 1;
 }
 
+/* Nonzero when `value` has the shape of `tensor`'s parameter. */
+static int sgd_has_shape_of(const DLTensor* value, const sgd_tensor* tensor) {
+  int32_t axis;
+  if (value->ndim != tensor->ndim) return 0;
+  for (axis = 0; axis < value->ndim; ++axis)
+    if (value->shape[axis] != tensor->shape[axis]) return 0;
+  return 1;
+}
+
 static float* sgd_data(const DLTensor* tensor) {
   return (float*)((char*)tensor->data + tensor->byte_offset);
 }
@@ -350,18 +359,12 @@ static dpt_error* sgd_check_step_grads(dpt_instance* self, uint32_t count, const
   for (i = 0; i < count; ++i) {
     const sgd_tensor* tensor = &self->tensors[i];
     uint64_t numel = 0;
-    int32_t axis;
     dpt_error* error = sgd_check_tensor(host, &grads[i], tensor->name, "gradient", &numel);
     if (error != NULL) return error;
-    if (grads[i].ndim != tensor->ndim)
+    if (!sgd_has_shape_of(&grads[i], tensor))
       return sgd_fail(host, DPT_INVALID_ARGUMENT,
                       "c-sgd: the step's gradient of `%s` does not have its parameter's shape",
                       tensor->name, NULL);
-    for (axis = 0; axis < tensor->ndim; ++axis)
-      if (grads[i].shape[axis] != tensor->shape[axis])
-        return sgd_fail(host, DPT_INVALID_ARGUMENT,
-                        "c-sgd: the step's gradient of `%s` does not have its parameter's shape",
-                        tensor->name, NULL);
   }
   return NULL;
 }
@@ -436,7 +439,6 @@ static dpt_error* sgd_import_state(dpt_instance* self, const char* tensor_name, 
   const dpt_host* host = self->host;
   sgd_tensor* tensor = sgd_find(self, tensor_name);
   uint64_t numel = 0;
-  int32_t axis;
   dpt_error* error;
   if (tensor == NULL)
     return sgd_fail(host, DPT_NOT_FOUND, "c-sgd: no tensor named `%s`", tensor_name, NULL);
@@ -446,15 +448,10 @@ static dpt_error* sgd_import_state(dpt_instance* self, const char* tensor_name, 
                     tensor_name);
   if ((error = sgd_check_tensor(host, value, tensor_name, "momentum_buffer", &numel)) != NULL)
     return error;
-  if (value->ndim != tensor->ndim)
+  if (!sgd_has_shape_of(value, tensor))
     return sgd_fail(host, DPT_INVALID_ARGUMENT,
                     "c-sgd: momentum_buffer of `%s` does not have the shape of its parameter",
                     tensor_name, NULL);
-  for (axis = 0; axis < value->ndim; ++axis)
-    if (value->shape[axis] != tensor->shape[axis])
-      return sgd_fail(host, DPT_INVALID_ARGUMENT,
-                      "c-sgd: momentum_buffer of `%s` does not have the shape of its parameter",
-                      tensor_name, NULL);
   if (numel == 0) return NULL;
   if (tensor->momentum_buffer == NULL && (error = sgd_alloc_buffer(host, tensor)) != NULL)
     return error;

@@ -125,38 +125,40 @@ adamw_kernels::StepScalars DeviceAdamW::scalars_for(const Tensor& tensor,
 
 void DeviceAdamW::step(const dpt_step_args& args, dpt_stream* stream) {
   adamw_common::check_step_args(args);
-  const std::vector<const void*> grads = adamw_common::step_grads(args, tensors_, on_gpu_);
+  const DLTensor* moved = adamw_common::checked_step_gradients(args, tensors_, on_gpu_);
   for (Tensor& t : tensors_) ++t.step;
   if (on_gpu_) {
-    step_gpu(args, grads, stream);
+    step_gpu(args, moved, stream);
     last_stream_ = stream;
   } else {
-    step_cpu(args, grads);
+    step_cpu(args, moved);
   }
 }
 
-void DeviceAdamW::step_cpu(const dpt_step_args& args, const std::vector<const void*>& grads) {
+adamw_kernels::TensorRefs DeviceAdamW::refs_for(size_t index, const DLTensor* moved) const {
+  adamw_kernels::TensorRefs refs = tensors_[index].refs();
+  if (moved != nullptr) refs.grad = sdk::data_as<const void>(moved[index]);
+  return refs;
+}
+
+void DeviceAdamW::step_cpu(const dpt_step_args& args, const DLTensor* moved) {
   for (size_t i = 0; i < tensors_.size(); ++i) {
     const Tensor& t = tensors_[i];
-    adamw_kernels::TensorRefs refs = t.refs();
-    refs.grad = grads[i];
-    RangeUpdate update{host_, cpu_variant_, t.dtype, scalars_for(t, args), refs};
+    RangeUpdate update{host_, cpu_variant_, t.dtype, scalars_for(t, args), refs_for(i, moved)};
     sdk::check(host_, host_->parallel_for(host_, 0, t.count, kElementsPerTask, &update_range,
                                           &update));
   }
 }
 
 void DeviceAdamW::step_gpu([[maybe_unused]] const dpt_step_args& args,
-                           [[maybe_unused]] const std::vector<const void*>& grads,
+                           [[maybe_unused]] const DLTensor* moved,
                            [[maybe_unused]] dpt_stream* stream) {
 #ifdef DOPANT_ADAMW_HAVE_CUDA
   std::vector<adamw_kernels::cuda::BatchedTensor> updates;
   updates.reserve(tensors_.size());
   for (size_t i = 0; i < tensors_.size(); ++i) {
     const Tensor& t = tensors_[i];
-    adamw_kernels::TensorRefs refs = t.refs();
-    refs.grad = grads[i];
-    updates.push_back({t.dtype, scalars_for(t, args), {refs, t.count}});
+    updates.push_back({t.dtype, scalars_for(t, args), {refs_for(i, moved), t.count}});
   }
   adamw_kernels::cuda::launch_batched(updates.data(), updates.size(),
                                       host_->stream_native(host_, stream));

@@ -45,10 +45,10 @@ class DeviceAdamW {
   };
 
   Tensor make_tensor(const dpt_param_group& group, uint32_t index) const;
-  // `grads`: the gradient each tensor reads this step (adamw_common::step_grads).
-  void step_cpu(const dpt_step_args& args, const std::vector<const void*>& grads);
-  void step_gpu(const dpt_step_args& args, const std::vector<const void*>& grads,
-                dpt_stream* stream);
+  // `moved`: this step's gradients, one per tensor, or nullptr for each tensor's own.
+  void step_cpu(const dpt_step_args& args, const DLTensor* moved);
+  void step_gpu(const dpt_step_args& args, const DLTensor* moved, dpt_stream* stream);
+  adamw_kernels::TensorRefs refs_for(size_t index, const DLTensor* moved) const;
   adamw_kernels::StepScalars scalars_for(const Tensor& tensor, const dpt_step_args& args) const;
   Tensor& find(const char* name);
   // Waits for the stream of the last step, so state copies see its results.

@@ -158,16 +158,17 @@ void ChunkedOffloadAdamW::build_work() {
   for (const StateImage& image : streamed_) work_.streamed.push_back(work_of(image));
 }
 
-// Points every segment's gradient into `grads` (one base pointer per tensor), keeping its
-// offset within the tensor: a segment's slice starts as far into the gradient as its
-// parameter slice starts into the parameter.
-void ChunkedOffloadAdamW::point_grads_at(const std::vector<const void*>& grads) {
+// Points every segment's gradient into `moved` (one gradient per tensor; nullptr: each
+// tensor's own), keeping its offset within the tensor: a segment's slice starts as far into
+// the gradient as its parameter slice starts into the parameter.
+void ChunkedOffloadAdamW::point_grads_at(const DLTensor* moved) {
   for (std::vector<ImageWork>* images : {&work_.resident, &work_.streamed}) {
     for (ImageWork& image : *images) {
       for (SegmentUpdate& s : image.segments) {
         const Tensor& t = tensors_[s.scalars];
         const auto skip = static_cast<std::byte*>(s.param) - static_cast<std::byte*>(t.param);
-        s.grad = static_cast<const std::byte*>(grads[s.scalars]) + skip;
+        const void* grad = moved != nullptr ? sdk::data_as<const void>(moved[s.scalars]) : t.grad;
+        s.grad = static_cast<const std::byte*>(grad) + skip;
       }
     }
   }
@@ -176,9 +177,9 @@ void ChunkedOffloadAdamW::point_grads_at(const std::vector<const void*>& grads) 
 void ChunkedOffloadAdamW::step(const dpt_step_args& args, dpt_stream* stream) {
   adamw_common::check_step_args(args);
   // Per-step gradients (or, after a step that had them, the group's own again).
-  const bool moved = sdk::step_gradients(args, tensors_.size()) != nullptr;
-  if (moved || grads_moved_) point_grads_at(adamw_common::step_grads(args, tensors_, on_gpu_));
-  grads_moved_ = moved;
+  const DLTensor* moved = adamw_common::checked_step_gradients(args, tensors_, on_gpu_);
+  if (moved != nullptr || grads_moved_) point_grads_at(moved);
+  grads_moved_ = moved != nullptr;
   for (size_t i = 0; i < tensors_.size(); ++i) {
     const Tensor& t = tensors_[i];
     work_.scalars[i] = adamw_kernels::make_step_scalars(groups_[t.group].at_step(t.step + 1, args));

@@ -67,7 +67,7 @@ class ChunkedOffloadAdamW {
                     sdk::Allocation& memory, bool streamed);
   void initialize_state(size_t first_tensor);
   void build_work();
-  void point_grads_at(const std::vector<const void*>& grads);
+  void point_grads_at(const DLTensor* moved);
   const StateImage& image_of(const StatePart& part) const;
   void read_array(const Tensor& t, adamw_common::StateArray array, float* out) const;
   void write_array(const Tensor& t, adamw_common::StateArray array, const float* in);

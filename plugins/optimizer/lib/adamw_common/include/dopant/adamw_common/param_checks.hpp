@@ -29,25 +29,19 @@ void check_step_args(const dpt_step_args& args);
 void check_step_gradient(const std::string& name, adamw_kernels::ParamDtype dtype,
                          const std::vector<int64_t>& shape, const DLTensor& grad, bool on_gpu);
 
-// The gradient each tensor reads this step, in tensor order: the per-step gradients of
-// `args` when the caller passed them (each checked), otherwise each tensor's own `grad`.
-// `Tensor` has name, dtype, shape and grad.
+// The per-step gradients of `args` (one per tensor, in tensor order), each checked against
+// its tensor, or nullptr when the caller passed none and every tensor reads its own `grad`.
+// `Tensor` has name, dtype and shape.
 template <typename Tensor>
-std::vector<const void*> step_grads(const dpt_step_args& args, const std::vector<Tensor>& tensors,
-                                    bool on_gpu) {
-  std::vector<const void*> grads;
-  grads.reserve(tensors.size());
+const DLTensor* checked_step_gradients(const dpt_step_args& args, const std::vector<Tensor>& tensors,
+                                       bool on_gpu) {
   const DLTensor* moved = sdk::step_gradients(args, tensors.size());
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    const Tensor& t = tensors[i];
-    if (moved == nullptr) {
-      grads.push_back(t.grad);
-      continue;
+  if (moved != nullptr) {
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      check_step_gradient(tensors[i].name, tensors[i].dtype, tensors[i].shape, moved[i], on_gpu);
     }
-    check_step_gradient(t.name, t.dtype, t.shape, moved[i], on_gpu);
-    grads.push_back(sdk::data_as<const void>(moved[i]));
   }
-  return grads;
+  return moved;
 }
 
 }  // namespace dopant::adamw_common

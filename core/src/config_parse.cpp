@@ -1,12 +1,12 @@
 // parse_run_config: the TOML run file validated against the catalog of plugin and workload
 // schemas. Builds the base configuration, then each variant over a copy of the base, and
-// reports every problem found with its position.
+// reports every problem found with its position. The file is read and parsed the shared
+// way (dopant/support/toml_input.hpp), as every command reads its TOML.
 #include "config.hpp"
-#include "config_diagnostics.hpp"
 #include "config_tables.hpp"
 #include "config_values.hpp"
+#include "error.hpp"
 #include <dopant/support/text.hpp>
-#include "toml_depth_guard.hpp"
 
 #include <algorithm>
 #include <set>
@@ -229,6 +229,10 @@ class RunParser {
         diagnostics_.add(pos, "variant name " + quote_name(name) + " is reserved or empty");
         continue;
       }
+      if (one_line(name) != name) {  // a name is printed in tables and reports: one plain line
+        diagnostics_.add(pos, "variant name " + quote_name(name) + " holds a control character");
+        continue;
+      }
       const toml::table* body = table_or_report(*value, "variants." + name);
       if (!body) continue;
       variants.push_back(parse_variant(name, *body, variants.front()));
@@ -267,16 +271,16 @@ class RunParser {
   std::set<std::string> base_slots_in_file_;
 };
 
-// The TOML document of `text`, or every problem thrown through `diagnostics`.
-toml::table parse_toml(std::string_view text, const std::string& source, Diagnostics& diagnostics) {
-  if (!check_dotted_key_depth(text, diagnostics)) diagnostics.throw_if_any();
-  try {
-    return toml::parse(text, source);
-  } catch (const toml::parse_error& error) {
-    diagnostics.add(position_of(error.source()), "invalid TOML: " + std::string(error.description()));
-    diagnostics.throw_if_any();
-  }
-  return {};
+// Throws Error(DPT_INVALID_ARGUMENT) with every problem, one per line; no-op when none.
+void throw_if_any(const Diagnostics& diagnostics) {
+  if (!diagnostics.empty()) throw Error(DPT_INVALID_ARGUMENT, diagnostics.report());
+}
+
+// The TOML document of `text`, or every problem thrown.
+toml::table parse_toml(std::string_view text, Diagnostics& diagnostics) {
+  std::optional<toml::table> root = parse_toml_text(text, diagnostics);
+  throw_if_any(diagnostics);
+  return std::move(*root);
 }
 
 }  // namespace
@@ -284,22 +288,34 @@ toml::table parse_toml(std::string_view text, const std::string& source, Diagnos
 RunConfig parse_run_config(std::string_view text, const std::string& source,
                            const SchemaCatalog& catalog) {
   Diagnostics diagnostics(source);
-  const toml::table root = parse_toml(text, source, diagnostics);
+  const toml::table root = parse_toml(text, diagnostics);
   RunConfig config = RunParser(root, catalog, diagnostics).parse();
   config.source = source;
-  diagnostics.throw_if_any();
+  throw_if_any(diagnostics);
   return config;
 }
 
 dpt_config parse_plugin_params(std::string_view text, const std::string& source,
                               const PluginSchema& plugin) {
   Diagnostics diagnostics(source);
-  const toml::table root = parse_toml(text, source, diagnostics);
+  const toml::table root = parse_toml(text, diagnostics);
   dpt_config params = defaults_config(plugin.id, plugin.params);
   apply_table(root, plugin.params, {"parameter", "for plugin " + quote_name(plugin.id)}, {}, params,
               diagnostics);
-  diagnostics.throw_if_any();
+  throw_if_any(diagnostics);
   return params;
+}
+
+RunConfig load_run_config(const std::string& path, const SchemaCatalog& catalog) {
+  InputFile file = read_input_file(path);
+  switch (file.problem) {
+    case InputFile::Problem::None: break;
+    case InputFile::Problem::NotFound: throw Error(DPT_NOT_FOUND, file.message);
+    case InputFile::Problem::PermissionDenied: throw Error(DPT_PERMISSION_DENIED, file.message);
+    case InputFile::Problem::Unreadable: throw Error(DPT_INVALID_ARGUMENT, file.message);
+    case InputFile::Problem::TooLarge: throw Error(DPT_INVALID_ARGUMENT, file.message);
+  }
+  return parse_run_config(file.text, path, catalog);
 }
 
 }  // namespace dopant

@@ -48,18 +48,12 @@ bool read_node(const ParamSchema& schema, const toml::node& node, ParamValue* va
       }
       break;
     case ParamType::Size:
-      if (const auto* integer = node.as_integer()) {
-        if (integer->get() < 0) return fail(error, "size must not be negative");
-        value->size = static_cast<uint64_t>(integer->get());
-        return true;
-      }
-      if (const auto* text = node.as_string()) {
-        const auto size = parse_size(text->get(), error);
-        if (!size) return false;
+      if (!node.is_integer() && !node.is_string()) break;
+      if (const auto size = size_from_node(node, error)) {
         value->size = *size;
         return true;
       }
-      break;
+      return false;
     case ParamType::String:
     case ParamType::Enum:
       if (const auto* text = node.as_string()) {
@@ -85,22 +79,6 @@ const ParamSchema* find_schema(const std::vector<ParamSchema>& schemas, std::str
 }
 
 }  // namespace
-
-const char* toml_type_name(const toml::node& node) {
-  switch (node.type()) {
-    case toml::node_type::table: return "table";
-    case toml::node_type::array: return "array";
-    case toml::node_type::string: return "string";
-    case toml::node_type::integer: return "integer";
-    case toml::node_type::floating_point: return "float";
-    case toml::node_type::boolean: return "boolean";
-    case toml::node_type::date: return "date";
-    case toml::node_type::time: return "time";
-    case toml::node_type::date_time: return "date-time";
-    case toml::node_type::none: break;
-  }
-  return "nothing";
-}
 
 std::optional<ParamValue> value_from_node(const ParamSchema& schema, const toml::node& node,
                                           std::string* error) {

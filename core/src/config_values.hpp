@@ -2,8 +2,9 @@
 // against their schemas: names, types, ranges and choices.
 #pragma once
 
-#include "config_diagnostics.hpp"
 #include "params.hpp"
+
+#include <dopant/support/toml_input.hpp>
 
 #include <initializer_list>
 #include <optional>
@@ -17,9 +18,6 @@ struct TableSubject {
   std::string noun;
   std::string subject;
 };
-
-// "string", "integer", "float", "table", ... for messages.
-const char* toml_type_name(const toml::node& node);
 
 // Converts `node` to a value of `schema`'s type and checks its bounds; sets `error` on failure.
 std::optional<ParamValue> value_from_node(const ParamSchema& schema, const toml::node& node,

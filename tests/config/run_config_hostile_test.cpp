@@ -2,7 +2,11 @@
 // on one line per problem, never a crash.
 #include "fake_catalog.hpp"
 
+#include <dopant/support/toml_input.hpp>
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
 
 namespace dopant::testing {
 namespace {
@@ -63,6 +67,13 @@ TEST(RunConfigHostile, ControlCharactersInNamesStayOnOneLine) {
   EXPECT_EQ(message.find('\n'), std::string::npos);
 }
 
+TEST(RunConfigHostile, ControlCharactersInVariantNamesAreRefused) {
+  EXPECT_EQ(parse_error(std::string(kHeader) + "[variants.\"clear\\u001b[2J\"]\n"
+                                               "[variants.\"two\\nlines\"]\n"),
+            "run.toml:3:11: variant name `clear\\x1b[2J` holds a control character\n"
+            "run.toml:4:11: variant name `two\\nlines` holds a control character");
+}
+
 TEST(RunConfigHostile, VeryLongNamesAreShortened) {
   const std::string name(5000, 'z');
   EXPECT_EQ(parse_error(std::string(kHeader) + "[" + name + "]\n"),
@@ -77,6 +88,31 @@ TEST(RunConfigHostile, WrongTypesEverywhere) {
             "run.toml:1:7: `[run]` must be a table, got array\n"
             "run.toml:2:12: `[variants]` must be a table, got string\n"
             "run.toml:4:10: key `plugin` in `[optimizer]` must be a string naming a plugin, got integer");
+}
+
+TEST(RunConfigHostile, ProblemsBeyondTheCapAreCounted) {
+  std::string text = kHeader;
+  for (int i = 0; i < 200; ++i) text += "unknown_" + std::to_string(i) + " = 1\n";
+  const std::string message = parse_error(text);
+  std::vector<std::string> lines;
+  for (size_t start = 0, end = 0; start <= message.size(); start = end + 1) {
+    end = std::min(message.find('\n', start), message.size());
+    lines.push_back(message.substr(start, end - start));
+  }
+  ASSERT_EQ(lines.size(), kMaxReportedProblems + 1);
+  EXPECT_EQ(lines.front(), "run.toml:3:1: unknown key `unknown_0` in `[run]`");
+  EXPECT_EQ(lines[kMaxReportedProblems - 1], "run.toml:52:1: unknown key `unknown_49` in `[run]`");
+  EXPECT_EQ(lines.back(), "run.toml: 150 more problems not shown");
+}
+
+TEST(RunConfigHostile, TextOverTheBoundIsRefusedBeforeParsing) {
+  // A comment pads the text: at the bound it parses, one byte more is refused unparsed.
+  std::string text = std::string(kHeader) + "#";
+  text += std::string(kMaxTomlInputBytes - text.size() - 1, 'x') + "\n";
+  ASSERT_EQ(text.size(), kMaxTomlInputBytes);
+  EXPECT_NO_THROW(parse(text));
+  text += "\n";
+  EXPECT_EQ(parse_error(text), "run.toml: input of 4194305 bytes is larger than 4 MiB, the most dopant reads");
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ TEST(PlanInputErrors, UnknownSectionIsRejected) {
 
 TEST(PlanInputErrors, WrongTypeNamesKeyAndTypes) {
   const std::string message = plan_error(small_plan_with("hidden = 64", "hidden = \"64\""));
-  EXPECT_EQ(message, "plan.toml:3:1: `model.hidden` must be an integer, not a string");
+  EXPECT_EQ(message, "plan.toml:3:1: `model.hidden` must be an integer, got string");
 }
 
 TEST(PlanInputErrors, TensorParallelMustDivideHeads) {
@@ -101,6 +101,19 @@ TEST(PlanInputErrors, EveryMessageIsOneLine) {
     EXPECT_FALSE(message.empty()) << to;
     expect_one_line(message);
   }
+}
+
+TEST(PlanInputErrors, DeepDottedKeysAreRefusedBeforeParsing) {
+  // A 50,000-part table header would overflow the stack inside the TOML parser.
+  std::string header = "[";
+  for (int i = 0; i < 50000; ++i) header += "a.";
+  const std::string message = plan_error(std::string(test::kSmallPlan) + header + "a]\n");
+  EXPECT_EQ(message, "plan.toml:17:130: key has more than 64 dotted parts");
+}
+
+TEST(PlanInputErrors, TextOverTheBoundIsRefused) {
+  const std::string text(kMaxTomlInputBytes + 1, '#');
+  EXPECT_EQ(plan_error(text), "plan.toml: input of 4194305 bytes is larger than 4 MiB, the most dopant reads");
 }
 
 }  // namespace

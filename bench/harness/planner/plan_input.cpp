@@ -28,14 +28,12 @@ const char* name_of(Recompute recompute) {
 
 const char* name_of(AttentionKind kind) { return kind == AttentionKind::Mla ? "mla" : "gqa"; }
 
-// Formats planner input errors on one line, with the file position first.
+// Planner input errors are one located line, formatted as every TOML problem is.
 
-void fail_at(const std::string& source, TextPosition position, std::string_view message) {
-  std::string text = one_line(source);
-  if (position.line != 0) {
-    text += ":" + std::to_string(position.line) + ":" + std::to_string(position.column);
-  }
-  throw PlanError(text + ": " + one_line(message));
+void fail_at(const std::string& source, SourcePos position, std::string_view message) {
+  Diagnostics diagnostics(source);
+  diagnostics.add(position, std::string(message));
+  throw PlanError(diagnostics.report());
 }
 
 // Consistency checks of a plan: grid size, divisibility of every split, MoE coherence.
@@ -50,7 +48,7 @@ class Checker {
   void require(bool ok, std::string_view key, const std::string& message) const {
     if (ok) return;
     const auto found = input_.positions.find(key);
-    fail_at(input_.source, found == input_.positions.end() ? TextPosition{} : found->second, message);
+    fail_at(input_.source, found == input_.positions.end() ? kWholeFile : found->second, message);
   }
 
   // Fails unless `divisor` (the value of `divisor_key`) divides `value` (named `what`).

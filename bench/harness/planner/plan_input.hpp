@@ -3,6 +3,8 @@
 // located error its readers and checks throw; and the consistency checks of a parsed plan.
 #pragma once
 
+#include <dopant/support/toml_input.hpp>
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -93,10 +95,6 @@ struct Device {
 };
 
 // Where a key sits in the file; line 0 when unknown.
-struct TextPosition {
-  uint32_t line = 0;
-  uint32_t column = 0;
-};
 
 struct PlanInput {
   std::string source;  // file name, for messages
@@ -106,7 +104,7 @@ struct PlanInput {
   Offload offload;
   Device device;
   // "section.key" -> position of the key, or of its table when the key was defaulted.
-  std::map<std::string, TextPosition, std::less<>> positions;
+  std::map<std::string, SourcePos, std::less<>> positions;
 };
 
 // Bytes of one element.
@@ -123,8 +121,8 @@ class PlanError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Throws PlanError located at `position` of `source` (line 0: the file alone).
-[[noreturn]] void fail_at(const std::string& source, TextPosition position, std::string_view message);
+// Throws PlanError located at `position` of `source` (kWholeFile: the file alone).
+[[noreturn]] void fail_at(const std::string& source, SourcePos position, std::string_view message);
 
 // Consistency checks of a parsed plan: the GPU grid multiplies out, every split divides
 // what it splits, and MoE settings are coherent. The first problem is a located PlanError.

@@ -1,44 +1,15 @@
-// Strict TOML table reading and the tables of a plan file.
+// Strict TOML table reading and the tables of a plan file. The file is read and parsed the
+// way every dopant command reads TOML (dopant/support/toml_input.hpp).
 
 #include "plan_input_toml.hpp"
 
 #include <dopant/support/text.hpp>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 namespace dopant::planner {
 
 // Strict TOML table reading for plan files: declared keys only, typed values, located errors.
-
-namespace {
-
-const char* type_name(toml::node_type type) {
-  switch (type) {
-    case toml::node_type::table:
-      return "a table";
-    case toml::node_type::array:
-      return "an array";
-    case toml::node_type::string:
-      return "a string";
-    case toml::node_type::integer:
-      return "an integer";
-    case toml::node_type::floating_point:
-      return "a float";
-    case toml::node_type::boolean:
-      return "a boolean";
-    default:
-      return "a date or time";
-  }
-}
-
-}  // namespace
-
-TextPosition position_of(const toml::source_region& region) {
-  if (region.begin.line == 0) return {};
-  return {region.begin.line, std::max<uint32_t>(region.begin.column, 1)};
-}
 
 TableReader::TableReader(const toml::table& table, std::string section, std::vector<std::string> allowed,
                          PlanInput& input)
@@ -54,7 +25,7 @@ std::string TableReader::dotted(std::string_view key) const {
   return section_.empty() ? std::string(key) : section_ + "." + std::string(key);
 }
 
-TextPosition TableReader::position(std::string_view key) const {
+SourcePos TableReader::position(std::string_view key) const {
   const auto found = table_.find(key);
   if (found != table_.end()) return position_of(found->first.source());
   return position_of(table_.source());
@@ -77,7 +48,7 @@ uint64_t TableReader::count(std::string_view key, uint64_t minimum) {
     fail_at(input_.source, position(key), "missing key " + quote_name(dotted(key)));
   }
   const auto* integer = node->as_integer();
-  if (integer == nullptr) fail(key, std::string("must be an integer, not ") + type_name(node->type()));
+  if (integer == nullptr) fail(key, std::string("must be an integer, got ") + toml_type_name(*node));
   if (integer->get() < 0 || static_cast<uint64_t>(integer->get()) < minimum) {
     fail(key, "must be at least " + std::to_string(minimum) + ", got " + std::to_string(integer->get()));
   }
@@ -96,7 +67,7 @@ bool TableReader::flag_or(std::string_view key, bool fallback) {
   const toml::node* node = value(key);
   if (node == nullptr) return fallback;
   const auto* flag = node->as_boolean();
-  if (flag == nullptr) fail(key, std::string("must be a boolean, not ") + type_name(node->type()));
+  if (flag == nullptr) fail(key, std::string("must be a boolean, got ") + toml_type_name(*node));
   return flag->get();
 }
 
@@ -104,7 +75,7 @@ std::string TableReader::text_or(std::string_view key, std::string fallback) {
   const toml::node* node = value(key);
   if (node == nullptr) return fallback;
   const auto* text = node->as_string();
-  if (text == nullptr) fail(key, std::string("must be a string, not ") + type_name(node->type()));
+  if (text == nullptr) fail(key, std::string("must be a string, got ") + toml_type_name(*node));
   return text->get();
 }
 
@@ -124,16 +95,8 @@ std::string TableReader::choice(std::string_view key, const std::vector<std::str
 std::optional<uint64_t> TableReader::size(std::string_view key) {
   const toml::node* node = value(key);
   if (node == nullptr) return std::nullopt;
-  if (const auto* integer = node->as_integer()) {
-    if (integer->get() < 1) fail(key, "must be at least 1 byte, got " + std::to_string(integer->get()));
-    return static_cast<uint64_t>(integer->get());
-  }
-  const auto* text = node->as_string();
-  if (text == nullptr) {
-    fail(key, std::string("must be a size like \"256MiB\", not ") + type_name(node->type()));
-  }
   std::string error;
-  const auto bytes = parse_size(text->get(), &error);
+  const auto bytes = size_from_node(*node, &error);
   if (!bytes) fail(key, "is not a size: " + error);
   if (*bytes == 0) fail(key, "must be at least 1 byte");
   return bytes;
@@ -143,7 +106,7 @@ const toml::table* TableReader::subtable(std::string_view key) {
   const toml::node* node = value(key);
   if (node == nullptr) return nullptr;
   const auto* table = node->as_table();
-  if (table == nullptr) fail(key, std::string("must be a table, not ") + type_name(node->type()));
+  if (table == nullptr) fail(key, std::string("must be a table, got ") + toml_type_name(*node));
   return table;
 }
 
@@ -264,7 +227,7 @@ void read_device(const toml::table& table, PlanInput& input) {
 const toml::table* section(TableReader& root, std::string_view key, bool required, const PlanInput& input) {
   const toml::table* table = root.subtable(key);
   if (table == nullptr && required) {
-    fail_at(input.source, {}, "missing table [" + std::string(key) + "]");
+    fail_at(input.source, kWholeFile, "missing table [" + std::string(key) + "]");
   }
   return table;
 }
@@ -274,13 +237,10 @@ const toml::table* section(TableReader& root, std::string_view key, bool require
 PlanInput parse_plan_input(std::string_view text, const std::string& source) {
   PlanInput input;
   input.source = source;
-  toml::table root;
-  try {
-    root = toml::parse(text, source);
-  } catch (const toml::parse_error& error) {
-    fail_at(source, position_of(error.source()), "invalid TOML: " + std::string(error.description()));
-  }
-  TableReader reader(root, "", {"model", "parallel", "training", "offload", "device"}, input);
+  Diagnostics diagnostics(source);
+  std::optional<toml::table> root = parse_toml_text(text, diagnostics);
+  if (!root) throw PlanError(diagnostics.report());
+  TableReader reader(*root, "", {"model", "parallel", "training", "offload", "device"}, input);
   read_model(*section(reader, "model", true, input), input);
   read_parallel(*section(reader, "parallel", true, input), input);
   read_training(*section(reader, "training", true, input), input);
@@ -291,12 +251,9 @@ PlanInput parse_plan_input(std::string_view text, const std::string& source) {
 }
 
 PlanInput load_plan_input(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) fail_at(path, {}, "cannot open the plan file");
-  std::ostringstream text;
-  text << file.rdbuf();
-  if (file.bad()) fail_at(path, {}, "cannot read the plan file");
-  return parse_plan_input(text.str(), path);
+  const InputFile file = read_input_file(path);
+  if (file.problem != InputFile::Problem::None) throw PlanError(file.message);
+  return parse_plan_input(file.text, path);
 }
 
 }  // namespace dopant::planner

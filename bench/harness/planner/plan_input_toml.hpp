@@ -41,7 +41,7 @@ class TableReader {
   void forbid(std::string_view key, std::string_view reason);
 
   std::string dotted(std::string_view key) const;
-  TextPosition position(std::string_view key) const;
+  SourcePos position(std::string_view key) const;
 
  private:
   [[noreturn]] void fail(std::string_view key, std::string_view message) const;
@@ -51,9 +51,6 @@ class TableReader {
   std::string section_;
   PlanInput& input_;
 };
-
-// Position of a toml++ source region (line 0 when unknown).
-TextPosition position_of(const toml::source_region& region);
 
 // Reads a plan file (TOML) into a checked PlanInput. Every problem is a PlanError whose
 // message is one line: "FILE:LINE:COLUMN: `section.key` ...".

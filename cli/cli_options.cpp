@@ -3,6 +3,9 @@
 
 #include "workloads.hpp"
 
+#include <dopant/support/text.hpp>
+#include <dopant/support/thread_limit.hpp>
+
 #include <cstdio>
 #include <stdexcept>
 
@@ -15,6 +18,23 @@ dpt_log_level parse_log_level(const std::string& text) {
     if (text == names[level]) return level;
   }
   throw std::invalid_argument("--log-level: unknown level `" + text + "` (trace, debug, info, warning, error)");
+}
+
+// --threads N: digits only (no sign, no spaces, no wrap-around), 0 meaning one per core,
+// and at most max_pool_threads().
+uint32_t parse_thread_count(const std::string& text) {
+  const uint32_t limit = max_pool_threads();
+  const std::string range = " (0 for one per core, or 1 to " + std::to_string(limit) + " on this machine)";
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) {
+    throw std::invalid_argument("--threads: " + quote_name(text) + " is not a count" + range);
+  }
+  // Digits past the tenth make the value exceed any limit; comparing the length first keeps
+  // the number from overflowing.
+  const std::string digits = text.substr(std::min(text.find_first_not_of('0'), text.size()));
+  if (digits.size() > 10 || std::stoull("0" + digits) > limit) {
+    throw std::invalid_argument("--threads: " + quote_name(text) + " is out of range" + range);
+  }
+  return static_cast<uint32_t>(std::stoull("0" + digits));
 }
 
 }  // namespace
@@ -45,13 +65,7 @@ Options parse_options(int argc, char** argv) {
   std::vector<std::string> words(argv + 1, argv + argc);
   while (auto path = take_flag_value(words, "--plugin-path")) options.plugin_paths.push_back(*path);
   if (auto level = take_flag_value(words, "--log-level")) options.log_level = parse_log_level(*level);
-  if (auto threads = take_flag_value(words, "--threads")) {
-    try {
-      options.threads = static_cast<uint32_t>(std::stoul(*threads));
-    } catch (const std::exception&) {
-      throw std::invalid_argument("--threads: `" + *threads + "` is not a count");
-    }
-  }
+  if (auto threads = take_flag_value(words, "--threads")) options.threads = parse_thread_count(*threads);
   options.words = std::move(words);
   return options;
 }

@@ -5,6 +5,7 @@
 #include "search_path.hpp"
 
 #include <dopant/runtime.h>
+#include <dopant/support/thread_limit.hpp>
 
 #include <algorithm>
 #include <cstring>
@@ -55,6 +56,12 @@ DPT_API dpt_error* dpt_runtime_create(const dpt_runtime_options* options, dpt_ru
     }
     std::memcpy(reinterpret_cast<char*>(&given) + sizeof(uint32_t), reinterpret_cast<const char*>(options) + sizeof(uint32_t),
                 std::min<size_t>(options->struct_size, sizeof given) - sizeof(uint32_t));
+  }
+  if (given.threads > dopant::max_pool_threads()) {
+    return dopant::make_error(DPT_INVALID_ARGUMENT,
+                              "dpt_runtime_create: options.threads = " + std::to_string(given.threads) +
+                                  " is more than " + std::to_string(dopant::max_pool_threads()) +
+                                  ", the most on this machine (8 per core, at least 64)");
   }
   return guard([&] {
     auto runtime = std::make_unique<dpt_runtime>(given.threads, given.log_level);

@@ -65,7 +65,7 @@ void check(dpt_error* error) {
 }
 
 [[noreturn]] void fail(const dpt_host* host, dpt_code code, const std::string& message) {
-  throw Failure{host->error(host, code, ("optimizer-step: " + message).c_str())};
+  throw Failure{host->error(host, code, message.c_str())};
 }
 
 enum class Dtype { Fp32, Bf16, Fp16 };
@@ -101,6 +101,17 @@ Settings read_settings(const dpt_host* host, const dpt_config* config) {
     fail(host, DPT_INVALID_ARGUMENT,
          "params (" + std::to_string(settings.params) + ") must be at least tensors (" +
              std::to_string(settings.tensors) + ")");
+  // Every buffer of the run is at most `params` elements of at most 4 bytes, and there are
+  // four (parameters, gradients, the staging copy, the fp32 read-back): their total must be
+  // a byte count an allocation and a DLTensor extent (int64) can name, or every size
+  // computed from it below would wrap.
+  uint64_t total_bytes = 0;
+  if (__builtin_mul_overflow(settings.params, uint64_t{4 * 4}, &total_bytes) ||
+      total_bytes > static_cast<uint64_t>(INT64_MAX)) {
+    fail(host, DPT_INVALID_ARGUMENT,
+         "parameter `params` = " + std::to_string(settings.params) +
+             " is out of range: its buffers would need 2^63 bytes or more");
+  }
   return settings;
 }
 
@@ -366,9 +377,9 @@ dpt_error* run_optimizer_step(dpt_runtime* runtime, const dpt_run_config* config
     if (host->error_code(host, failure.error) == DPT_OUT_OF_MEMORY) report_demand(host);
     return failure.error;
   } catch (const std::bad_alloc&) {
-    return host->error(host, DPT_OUT_OF_MEMORY, "optimizer-step: out of host memory");
+    return host->error(host, DPT_OUT_OF_MEMORY, "out of host memory");
   } catch (const std::exception& e) {
-    return host->error(host, DPT_INTERNAL, (std::string("optimizer-step: ") + e.what()).c_str());
+    return host->error(host, DPT_INTERNAL, e.what());
   }
 }
 

@@ -55,7 +55,8 @@ typedef struct dpt_runtime_options {
   int32_t skip_default_paths;     /* nonzero: ignore DOPANT_PLUGIN_PATH, the install
                                      dir and the build tree                           */
   dpt_log_level log_level;        /* lines below it are dropped                     */
-  uint32_t threads;               /* thread pool size; 0: one per core              */
+  uint32_t threads;               /* thread pool size; 0: one per core; at most 8 per
+                                     core (64 at least), else DPT_INVALID_ARGUMENT     */
 } dpt_runtime_options;
 #define DPT_RUNTIME_OPTIONS_SIZE_1_0 DPT_STRUCT_SIZE(dpt_runtime_options, threads)
 /* The defaults: the default search path, warnings and errors logged, one thread per core.

@@ -1,0 +1,117 @@
+// Hostile-but-honest input to the dopant CLI: thread counts that are not counts or are far
+// beyond the machine, parameter counts whose byte sizes wrap 64 bits, a plan file whose
+// dotted key would overflow the parser's stack, and an endless device given as a config.
+// Each is one clear error line naming the argument or parameter, and a normal exit status.
+#include <dopant/runtime.h>
+#include <dopant/support/thread_limit.hpp>
+#include <gtest/gtest.h>
+
+#include "command_output.hpp"
+
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+using dopant::testing_support::command_output;
+
+std::string cli() { return std::string("'") + DOPANT_CLI + "' --plugin-path '" + DOPANT_PLUGIN_BUILD_DIR + "' "; }
+
+class CliHostileInput : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "dopant-hostile-XXXXXX").string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    folder_ = pattern;
+  }
+  void TearDown() override { fs::remove_all(folder_); }
+
+  std::string write_file(const char* name, const std::string& text) const {
+    const std::string path = (folder_ / name).string();
+    std::ofstream(path, std::ios::binary) << text;
+    return path;
+  }
+  // Runs `arguments` through the CLI with stderr folded into the output.
+  static std::pair<std::string, int> run(const std::string& arguments) {
+    return command_output(cli() + arguments + " 2>&1");
+  }
+
+  fs::path folder_;
+};
+
+TEST_F(CliHostileInput, ThreadCountsAreRangeChecked) {
+  const std::string limit = std::to_string(dopant::max_pool_threads());
+  const std::string range = " (0 for one per core, or 1 to " + limit + " on this machine)\n";
+  const struct {
+    const char* value;
+    const char* problem;
+  } refused[] = {{"100000", "is out of range"}, {"-1", "is not a count"},
+                 {"4294967296", "is out of range"}, {"18446744073709551617", "is out of range"},
+                 {"+3", "is not a count"}, {"3x", "is not a count"}, {"''", "is not a count"}};
+  for (const auto& bad : refused) {
+    const auto [text, status] = run(std::string("--threads ") + bad.value + " plugins list");
+    EXPECT_EQ(status, 2) << bad.value;
+    const std::string shown = std::string(bad.value) == "''" ? "" : bad.value;
+    EXPECT_EQ(text, "dopant: --threads: `" + shown + "` " + bad.problem + range) << bad.value;
+  }
+  EXPECT_EQ(run("--threads " + std::to_string(dopant::max_pool_threads() + 1) + " plugins list").second, 2);
+  EXPECT_EQ(run("--threads " + limit + " plugins list").second, 0);
+  EXPECT_EQ(run("--threads 0 plugins list").second, 0);
+}
+
+TEST_F(CliHostileInput, TheRuntimeRefusesAPoolBeyondTheLimit) {
+  dpt_runtime_options options{};
+  options.struct_size = sizeof options;
+  options.skip_default_paths = 1;
+  options.threads = dopant::max_pool_threads() + 1;
+  dpt_runtime* runtime = nullptr;
+  dpt_error* error = dpt_runtime_create(&options, &runtime);
+  ASSERT_NE(error, nullptr);
+  EXPECT_EQ(runtime, nullptr);
+  EXPECT_EQ(dpt_error_get_code(error), DPT_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(dpt_error_get_message(error)).find("options.threads = "), std::string::npos);
+  dpt_error_destroy(error);
+}
+
+TEST_F(CliHostileInput, ParameterCountsWhoseBytesWrapAreRangeErrors) {
+  for (const char* dtype : {"fp32", "bf16"}) {
+    const std::string config = write_file(
+        "wrap.toml", std::string("[run]\nworkload = \"optimizer-step\"\nrepetitions = 1\n[workload]\n"
+                                 "params = 4611686018427387904\ntensors = 1\ndtype = \"") +
+                         dtype + "\"\n[optimizer]\nplugin = \"c-sgd\"\n");
+    const auto [text, status] = run("run '" + config + "'");
+    EXPECT_EQ(status, 1) << dtype << "\n" << text;
+    EXPECT_NE(text.find("dopant: error: workload `optimizer-step`: parameter `params` = 4611686018427387904 "
+                        "is out of range: its buffers would need 2^63 bytes or more [invalid argument]"),
+              std::string::npos)
+        << dtype << "\n" << text;
+  }
+}
+
+TEST_F(CliHostileInput, APlanFileWithADeepDottedKeyIsAnErrorNotACrash) {
+  std::string header = "[";
+  for (int i = 0; i < 50000; ++i) header += "a.";
+  const std::string plan = write_file("deep.toml", header + "a]\n");
+  const auto [text, status] = run("plan memory '" + plan + "'");
+  EXPECT_EQ(status, 1) << text;
+  EXPECT_EQ(text, "dopant plan: " + plan + ":1:130: key has more than 64 dotted parts\n");
+}
+
+TEST_F(CliHostileInput, AnEndlessDeviceAsConfigIsRefusedAtTheBound) {
+  const std::string zero = (folder_ / "zero").string();
+  if (mknod(zero.c_str(), S_IFCHR | 0600, makedev(1, 5)) != 0) GTEST_SKIP() << "mknod needs root";
+  for (const char* command : {"run", "ab", "plan memory"}) {
+    const auto [text, status] = run(std::string(command) + " '" + zero + "'");
+    EXPECT_EQ(status, 1) << command << "\n" << text;
+    EXPECT_NE(text.find(zero + ": cannot read file: larger than 4 MiB, the most dopant reads"), std::string::npos)
+        << command << "\n" << text;
+  }
+}
+
+}  // namespace

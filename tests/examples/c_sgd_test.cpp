@@ -294,6 +294,20 @@ TEST_F(CSgdTest, RefusesWhatItCannotHandleNamingTheTensor) {
   ASSERT_NE(error, nullptr);
   EXPECT_EQ(dpt_error_get_code(error), DPT_INVALID_ARGUMENT);
   dpt_error_destroy(error);
+
+  // A shape whose element count wraps 64 bits (2^62 x 4 = 0 mod 2^64) is refused, not sized
+  // as an empty momentum buffer.
+  Tensors huge({8});
+  int64_t wrapping_shape[] = {int64_t{1} << 62, 4};
+  int64_t wrapping_strides[] = {4, 1};
+  for (DLTensor* view : {&huge.param_views[0], &huge.grad_views[0]}) {
+    view->ndim = 2;
+    view->shape = wrapping_shape;
+    view->strides = wrapping_strides;
+  }
+  const Instance fresh = create("momentum = 0.9\n");
+  ASSERT_TRUE(fresh);
+  EXPECT_EQ(message_of(add(fresh, huge.group())), "c-sgd: parameter `t0` has too many elements");
 }
 
 TEST_F(CSgdTest, NesterovWithoutMomentumIsRefused) {

@@ -130,6 +130,11 @@ static dpt_error* sgd_check_tensor(const dpt_host* host, const DLTensor* tensor,
                       name);
     if (tensor->shape[axis] > 1 && tensor->strides[axis] != expected_stride)
       return sgd_fail(host, DPT_INVALID_ARGUMENT, "c-sgd: %s `%s` is not contiguous", role, name);
+    /* Its fp32 bytes (count * 4, the momentum buffer's size) must fit in int64: checked
+     * before the product is formed, so it never wraps. */
+    if (tensor->shape[axis] > 0 && count > (uint64_t)INT64_MAX / 4 / (uint64_t)tensor->shape[axis])
+      return sgd_fail(host, DPT_INVALID_ARGUMENT, "c-sgd: %s `%s` has too many elements", role,
+                      name);
     expected_stride *= tensor->shape[axis];
     count *= (uint64_t)tensor->shape[axis];
   }

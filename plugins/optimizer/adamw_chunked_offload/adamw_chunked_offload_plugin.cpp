@@ -20,7 +20,7 @@ constexpr dpt_param_decl kOffloadParams[] = {
     adamw_common::kWeightDecayParam,
     sdk::size_param("chunk", "256MiB",
                     "bytes of state per streamed chunk; two device slots of at most this size")
-        .min("1MiB")
+        .range("1MiB", "256TiB")  // at most sdk::kMaxTensorBytes: two slots never wrap 64 bits
         .unit("B"),
     sdk::float_param("offload_fraction", "1",
                      "share of each group's state bytes kept in host memory, largest "

@@ -1,8 +1,8 @@
 // Functional checks of "dopant.optimizer/1" plugins on fp32 tensors of awkward sizes: zero
 // gradients change nothing, steps descend a quadratic, exported state restores bit-exactly,
 // instances do not share state, per-step gradients update like gradients in place, bad
-// groups are refused with a message, and `memory` (when provided) stays within what the
-// host accounted.
+// groups (a shape whose size wraps 64 bits among them) are refused with a message, and
+// `memory` (when provided) stays within what the host accounted.
 #include "optimizer_problem.hpp"
 #include "outcome.hpp"
 #include "registry.hpp"
@@ -258,6 +258,19 @@ void check_rejects_int32(const Target& target) {
   expect_refused(optimizer, single_group(names, &p, &g, 1), "an int32 tensor");
 }
 
+// A shape whose element count wraps 64 bits (2^62 x 4 = 0 mod 2^64) over a few real floats:
+// a plugin that multiplies without checking sizes it as empty or tiny, then reads past it.
+void check_rejects_wrapping_shape(const Target& target) {
+  PluginInstance optimizer(target);
+  ASSERT_TRUE(optimizer.ok());
+  std::vector<float> param(8), grad(8);
+  int64_t shape[] = {int64_t{1} << 62, 4}, strides[] = {4, 1};
+  const DLTensor p{param.data(), {kDLCPU, 0}, 2, sdk::kFloat32, shape, strides, 0};
+  const DLTensor g{grad.data(), {kDLCPU, 0}, 2, sdk::kFloat32, shape, strides, 0};
+  const char* names[] = {"wrapping"};
+  expect_refused(optimizer, single_group(names, &p, &g, 1), "a [2^62, 4] tensor");
+}
+
 dpt_memory_stats device_stats(const dpt_host* host) {
   dpt_memory_stats stats{};
   stats.struct_size = DPT_MEMORY_STATS_SIZE_1_0;
@@ -304,6 +317,7 @@ void register_optimizer_checks(const Target& target) {
   add_check(target, "optimizer_rejects_duplicate_names",
             [target] { check_rejects_duplicate_names(target); });
   add_check(target, "optimizer_rejects_int32", [target] { check_rejects_int32(target); });
+  add_check(target, "optimizer_rejects_wrapping_shape", [target] { check_rejects_wrapping_shape(target); });
   add_check(target, "optimizer_memory_accounted", [target] { check_memory_accounted(target); });
 }
 

@@ -1,6 +1,9 @@
-// dopant SDK — DLTensor helpers: dtype constants and names, element counts and byte sizes,
-// shape comparison and text, the compact row-major check, and typed data pointers.
+// dopant SDK — DLTensor helpers: dtype constants and names, element counts and byte sizes
+// (checked: a shape from a caller never wraps 64 bits), shape comparison and text, the
+// compact row-major check, and typed data pointers.
 #pragma once
+
+#include <dopant/sdk/errors.hpp>
 
 #include <dlpack/dlpack.h>
 
@@ -38,20 +41,52 @@ inline std::string dtype_name(DLDataType dtype) {
          std::to_string(dtype.lanes);
 }
 
-// Product of the shape (1 for a scalar).
-inline int64_t element_count(const DLTensor& t) {
-  int64_t count = 1;
-  for (int i = 0; i < t.ndim; ++i) count *= t.shape[i];
-  return count;
-}
+// The most bytes a tensor may span: 2^48 (256 TiB), beyond any device's memory. Under it,
+// every size a plugin derives per element (a few fp32 state arrays, strides in bytes) stays
+// far inside 64 bits, so plugins may multiply counts without checking each product.
+inline constexpr uint64_t kMaxTensorBytes = uint64_t{1} << 48;
 
 constexpr size_t element_bytes(DLDataType dtype) {
   return (static_cast<size_t>(dtype.bits) * dtype.lanes + 7) / 8;
 }
 
-inline uint64_t byte_size(const DLTensor& t) {
-  return static_cast<uint64_t>(element_count(t)) * element_bytes(t.dtype);
+std::string shape_string(const DLTensor& t);
+
+// Bytes the elements of `t` span; fails with DPT_INVALID_ARGUMENT naming `what` (e.g.
+// "tensor `w`") when an extent is negative or the size passes kMaxTensorBytes.
+inline uint64_t checked_byte_size(const DLTensor& t, const std::string& what = "tensor") {
+  const auto refuse = [&](const char* reason) {
+    fail(DPT_INVALID_ARGUMENT, what + " of shape " + shape_string(t) + ": " + reason);
+  };
+  if (t.ndim < 0 || (t.ndim > 0 && t.shape == nullptr)) refuse("has no valid shape");
+  for (int i = 0; i < t.ndim; ++i) {
+    if (t.shape[i] < 0) refuse("has a negative extent");
+  }
+  for (int i = 0; i < t.ndim; ++i) {
+    if (t.shape[i] == 0) return 0;  // empty, whatever the other extents
+  }
+  uint64_t count = 1;
+  for (int i = 0; i < t.ndim; ++i) {
+    if (__builtin_mul_overflow(count, static_cast<uint64_t>(t.shape[i]), &count) || count > kMaxTensorBytes) {
+      refuse("spans more than 2^48 bytes (256 TiB), the most a tensor may");
+    }
+  }
+  uint64_t bytes = 0;
+  if (__builtin_mul_overflow(count, element_bytes(t.dtype), &bytes) || bytes > kMaxTensorBytes) {
+    refuse("spans more than 2^48 bytes (256 TiB), the most a tensor may");
+  }
+  return bytes;
 }
+
+// Product of the shape (1 for a scalar), checked as checked_byte_size checks it.
+inline int64_t element_count(const DLTensor& t) {
+  checked_byte_size(t);
+  int64_t count = 1;
+  for (int i = 0; i < t.ndim; ++i) count *= t.shape[i];
+  return count;
+}
+
+inline uint64_t byte_size(const DLTensor& t) { return checked_byte_size(t); }
 
 inline bool same_shape(const DLTensor& a, const DLTensor& b) {
   if (a.ndim != b.ndim) return false;
@@ -63,6 +98,7 @@ inline bool same_shape(const DLTensor& a, const DLTensor& b) {
 
 // "[3, 4]".
 inline std::string shape_string(const DLTensor& t) {
+  if (t.ndim > 0 && t.shape == nullptr) return "[NULL]";
   std::string text = "[";
   for (int i = 0; i < t.ndim; ++i) {
     if (i > 0) text += ", ";
@@ -78,7 +114,7 @@ inline bool is_contiguous(const DLTensor& t) {
   int64_t expected = 1;
   for (int i = t.ndim - 1; i >= 0; --i) {
     if (t.shape[i] != 1 && t.strides[i] != expected) return false;
-    expected *= t.shape[i];
+    if (__builtin_mul_overflow(expected, t.shape[i], &expected)) return false;
   }
   return true;
 }

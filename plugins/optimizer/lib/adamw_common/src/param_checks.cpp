@@ -25,6 +25,7 @@ void check_tensor(const std::string& name, const DLTensor& param, const DLTensor
                                                  " differs from parameter shape " +
                                                  sdk::shape_string(param));
   param_dtype(name, param);
+  sdk::checked_byte_size(param, "tensor `" + name + "`");
   check_in_run_memory(name, param, on_gpu);
   check_in_run_memory(name, grad, on_gpu);
 }

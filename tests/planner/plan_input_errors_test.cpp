@@ -1,4 +1,5 @@
 // Plan-file errors: each is one line that starts with file:line:column and names the key.
+#include "memory_plan.hpp"
 #include "plan_test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -88,10 +89,25 @@ TEST(PlanInputErrors, SizeWithUnknownUnitIsLocated) {
   expect_one_line(message);
 }
 
-TEST(PlanInputErrors, AbsurdSizesAreRefusedBeforeTheyOverflow) {
-  const std::string message = plan_error(small_plan_with("context = 32", "context = 4611686018427387904"));
-  EXPECT_EQ(message, "plan.toml:1:2: the model and training sizes are too large to plan (over 2^60 bytes)");
-  EXPECT_EQ(plan_error(small_plan_with("hidden = 64", "hidden = 1099511627776")), message);
+TEST(PlanInputErrors, AbsurdCountsAreRefusedByName) {
+  EXPECT_EQ(plan_error(small_plan_with("context = 32", "context = 4611686018427387904")),
+            "plan.toml:15:1: `training.context` must be at most 4294967296, got 4611686018427387904");
+  EXPECT_EQ(plan_error(small_plan_with("hidden = 64", "hidden = 1099511627776")),
+            "plan.toml:3:1: `model.hidden` must be at most 4294967296, got 1099511627776");
+  EXPECT_EQ(plan_error(small_plan_with("layers = 4", "layers = 1099511627776")),
+            "plan.toml:2:1: `model.layers` must be at most 1048576, got 1099511627776");
+}
+
+TEST(PlanInputErrors, SizesThatPass64BitsAreRefusedNotWrapped) {
+  // Each count is allowed alone; their products are not. hidden = 2^32 with 8 heads makes
+  // the q projection hidden * heads * head_dim = 2^32 * 8 * 2^29 = 2^64 parameters, which
+  // unchecked arithmetic wraps to 0; tp = pp = 2^32 makes the grid tp*pp*dp*cp pass 2^64.
+  const PlanInput wide = parse_plan_input(small_plan_with("hidden = 64", "hidden = 4294967296"), "plan.toml");
+  EXPECT_THROW(plan_memory(wide), PlanSizeOverflow);
+  std::string grid = small_plan_with("tp = 2", "tp = 4294967296");
+  grid.replace(grid.find("pp = 2"), 6, "pp = 4294967296");
+  EXPECT_EQ(plan_error(grid), "plan.toml: the model, parallel and training sizes are too large to plan: "
+                              "a count or byte size passes 2^64 - 1");
 }
 
 TEST(PlanInputErrors, EveryMessageIsOneLine) {

@@ -27,8 +27,7 @@ struct LayerParams {
   uint64_t routed_experts = 0;        // experts * 3 * hidden * expert_ffn, split over ep*expert_tp
 
   uint64_t total() const {
-    return norms + attention_sharded + attention_replicated + dense_ffn + shared_experts + router +
-           routed_experts;
+    return sum(norms, attention_sharded, attention_replicated, dense_ffn, shared_experts, router, routed_experts);
   }
 };
 
@@ -60,7 +59,7 @@ struct StageLayout {
   bool has_embedding = false;
   bool has_output_head = false;
 
-  uint64_t layers() const { return dense_layers + moe_layers; }
+  uint64_t layers() const { return sum(dense_layers, moe_layers); }
 };
 
 // One layout per pipeline stage. Without interleaving, stages hold contiguous blocks of
@@ -74,7 +73,7 @@ struct RankParams {
   uint64_t non_expert = 0;  // replicated over dp*cp; its optimizer state shards over dp*cp
   uint64_t expert = 0;      // routed experts; optimizer state shards over expert_dp
 
-  uint64_t total() const { return non_expert + expert; }
+  uint64_t total() const { return sum(non_expert, expert); }
 };
 
 RankParams rank_params(const ModelParams& params, const StageLayout& stage, const Parallelism& parallel);
@@ -121,7 +120,7 @@ struct StageActivations {
   uint64_t recompute_working_set = 0;  // full recompute: one layer re-materialized in backward
   uint64_t output_head = 0;            // last stage: final norm + head inputs, fp32 logits
 
-  uint64_t total() const { return stored + recompute_working_set + output_head; }
+  uint64_t total() const { return sum(stored, recompute_working_set, output_head); }
 };
 
 // Model chunks stage `stage` holds at the peak of the schedule: pp - stage micro-batches
@@ -143,7 +142,7 @@ struct MemoryBreakdown {
   uint64_t activations = 0;
   uint64_t staging = 0;  // offload: the two chunk slots
 
-  uint64_t total() const { return weights + grads + master + moments + activations + staging; }
+  uint64_t total() const { return sum(weights, grads, master, moments, activations, staging); }
 };
 
 // Device slots the chunked offload streams optimizer chunks through.
@@ -168,6 +167,8 @@ struct MemoryPlan {
   const StagePlan& offload_stage() const { return stages[worst_offload]; }
 };
 
+// Throws PlanSizeOverflow when a size passes 64 bits (check_plan_input's limits allow it
+// only for absurd models).
 MemoryPlan plan_memory(const PlanInput& input);
 
 }  // namespace dopant::planner

@@ -228,11 +228,18 @@ std::optional<MemoryArgs> parse_memory_args(const std::vector<std::string>& args
 int run_memory(const MemoryArgs& args) {
   try {
     const PlanInput input = load_plan_input(args.file);
-    const MemoryPlan plan = plan_memory(input);
-    std::fputs(format_memory_table(input, plan).c_str(), stdout);
+    std::string table, json;
+    try {
+      const MemoryPlan plan = plan_memory(input);
+      table = format_memory_table(input, plan);
+      if (args.json) json = format_memory_json(input, plan);
+    } catch (const PlanSizeOverflow&) {
+      fail_too_large(input);
+    }
+    std::fputs(table.c_str(), stdout);
     if (args.json) {
       std::ofstream out(*args.json, std::ios::binary);
-      out << format_memory_json(input, plan);
+      out << json;
       out.close();
       if (!out) {
         std::fprintf(stderr, "dopant plan: cannot write %s\n", args.json->c_str());

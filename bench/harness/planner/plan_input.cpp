@@ -66,7 +66,7 @@ class Checker {
 bool has_dense_layer(const ModelShape& model) { return !model.has_moe() || model.moe.dense_layers > 0; }
 
 void check_grid(const Checker& check, const Parallelism& p) {
-  const uint64_t product = p.tp * p.pp * p.dp * p.cp;
+  const uint64_t product = mul(p.tp, p.pp, p.dp, p.cp);
   check.require(p.gpus == product, "parallel.gpus",
                 "`parallel.gpus` = " + std::to_string(p.gpus) + " but tp*pp*dp*cp = " + std::to_string(p.tp) +
                     "*" + std::to_string(p.pp) + "*" + std::to_string(p.dp) + "*" + std::to_string(p.cp) +
@@ -87,7 +87,7 @@ void check_tensor_parallel(const Checker& check, const PlanInput& input) {
     check.divides(tp, "parallel.tp", model.ffn, "`model.ffn`");
   }
   if (input.parallel.sequence_parallel) {
-    const uint64_t tokens = input.training.micro_batch * input.training.context / input.parallel.cp;
+    const uint64_t tokens = mul(input.training.micro_batch, input.training.context) / input.parallel.cp;
     check.divides(tp, "parallel.tp", tokens, "the tokens per rank (micro_batch*context/cp)");
   }
 }
@@ -100,7 +100,7 @@ void check_pipeline(const Checker& check, const PlanInput& input) {
       "`parallel.pp` = " + std::to_string(p.pp) + " exceeds `model.layers` = " + std::to_string(layers));
   if (p.virtual_stages > 1) {
     check.require(p.pp > 1, "parallel.virtual_stages", "`parallel.virtual_stages` needs pp > 1");
-    check.divides(p.pp * p.virtual_stages, "parallel.virtual_stages", layers,
+    check.divides(mul(p.pp, p.virtual_stages), "parallel.virtual_stages", layers,
                   "`model.layers` (as pp*virtual_stages)");
   }
   check.divides(p.cp, "parallel.cp", input.training.context, "`training.context`");
@@ -122,57 +122,33 @@ void check_experts(const Checker& check, const PlanInput& input) {
                 "`model.moe.dense_layers` exceeds `model.layers`");
   check.divides(p.ep, "parallel.ep", moe.experts, "`model.moe.experts`");
   check.divides(p.expert_tp, "parallel.expert_tp", moe.expert_ffn, "`model.moe.expert_ffn`");
-  check.divides(p.tp, "parallel.tp", moe.shared_experts * moe.expert_ffn,
+  check.divides(p.tp, "parallel.tp", mul(moe.shared_experts, moe.expert_ffn),
                 "the shared-expert FFN (shared_experts*expert_ffn)");
-  check.require((p.tp * p.cp * p.dp) % (p.ep * p.expert_tp) == 0, "parallel.ep",
-                "ep*expert_tp = " + std::to_string(p.ep * p.expert_tp) +
-                    " does not divide tp*cp*dp = " + std::to_string(p.tp * p.cp * p.dp) +
+  check.require(mul(p.tp, p.cp, p.dp) % mul(p.ep, p.expert_tp) == 0, "parallel.ep",
+                "ep*expert_tp = " + std::to_string(mul(p.ep, p.expert_tp)) +
+                    " does not divide tp*cp*dp = " + std::to_string(mul(p.tp, p.cp, p.dp)) +
                     " (experts fold into the ranks of one pipeline stage)");
   check.require(p.tp == 1 || p.sequence_parallel, "parallel.sequence_parallel",
                 "`parallel.sequence_parallel` must be true for MoE with tp > 1");
-}
-
-// A generous upper bound (in long double) on every product the planner forms, so that
-// absurd sizes are refused instead of overflowing 64-bit arithmetic.
-long double magnitude_bound(const PlanInput& input) {
-  const ModelShape& m = input.model;
-  const AttentionShape& at = m.attention;
-  const Parallelism& p = input.parallel;
-  const auto n = [](uint64_t value) { return static_cast<long double>(value); };
-  const long double width = n(std::max({m.hidden, at.head_dim, at.q_lora_rank, at.kv_lora_rank,
-                                        at.qk_nope_head_dim + at.qk_rope_head_dim, at.v_head_dim}));
-  const long double ffn =
-      n(m.ffn) + n(m.moe.expert_ffn) * (n(m.moe.experts) + n(m.moe.shared_experts) + n(m.moe.top_k));
-  const long double layer_params =
-      4 * (n(m.heads) + n(at.kv_heads) + 2) * width * width + 3 * width * ffn + width * n(m.moe.experts);
-  const long double params = n(m.layers) * layer_params + 2 * n(m.vocab) * width;
-  const long double tokens = n(input.training.micro_batch) * n(input.training.context);
-  const long double layer_activations =
-      8 * tokens *
-          (8 * width * (n(m.heads) + n(at.kv_heads) + 2 + n(m.moe.top_k) * n(p.expert_tp)) +
-           4 * ffn * n(p.expert_tp) + n(m.moe.experts)) +
-      2 * tokens * n(m.heads) * n(input.training.context);
-  const long double schedule = 4 * n(p.pp) * (n(p.virtual_stages) + 2);
-  const long double grid = n(p.gpus) + n(p.tp) * n(p.pp) * n(p.dp) * n(p.cp) * n(p.ep) * n(p.expert_tp);
-  return 32 * params + schedule * n(m.layers) * layer_activations + 8 * tokens * n(m.vocab) +
-         2 * n(input.offload.chunk_bytes) + grid;
-}
-
-void check_magnitude(const Checker& check, const PlanInput& input) {
-  constexpr long double kLimit = 0x1p60L;
-  check.require(magnitude_bound(input) < kLimit, "model",
-                "the model and training sizes are too large to plan (over 2^60 bytes)");
 }
 
 }  // namespace
 
 void check_plan_input(const PlanInput& input) {
   const Checker check(input);
-  check_magnitude(check, input);
-  check_grid(check, input.parallel);
-  check_tensor_parallel(check, input);
-  check_pipeline(check, input);
-  check_experts(check, input);
+  try {
+    check_grid(check, input.parallel);
+    check_tensor_parallel(check, input);
+    check_pipeline(check, input);
+    check_experts(check, input);
+  } catch (const PlanSizeOverflow&) {
+    fail_too_large(input);
+  }
+}
+
+void fail_too_large(const PlanInput& input) {
+  fail_at(input.source, kWholeFile,
+          "the model, parallel and training sizes are too large to plan: a count or byte size passes 2^64 - 1");
 }
 
 }  // namespace dopant::planner

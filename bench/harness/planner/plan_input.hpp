@@ -14,6 +14,38 @@
 
 namespace dopant::planner {
 
+// Checked arithmetic for every count and byte total of a plan. A plan file's numbers
+// multiply into sizes that could pass 2^64 - 1; each product and sum below goes through
+// mul() and sum(), which throw PlanSizeOverflow instead of wrapping to a wrong, small plan.
+// check_plan_input and plan_memory turn it into a PlanError naming the file.
+
+struct PlanSizeOverflow : std::overflow_error {
+  PlanSizeOverflow() : std::overflow_error("a plan size passes 2^64 - 1") {}
+};
+
+inline uint64_t mul2(uint64_t a, uint64_t b) {
+  uint64_t product = 0;
+  if (__builtin_mul_overflow(a, b, &product)) throw PlanSizeOverflow();
+  return product;
+}
+inline uint64_t add2(uint64_t a, uint64_t b) {
+  uint64_t total = 0;
+  if (__builtin_add_overflow(a, b, &total)) throw PlanSizeOverflow();
+  return total;
+}
+// a * b * ... and a + b + ..., each step checked.
+template <typename... Rest>
+uint64_t mul(uint64_t first, Rest... rest) {
+  ((first = mul2(first, static_cast<uint64_t>(rest))), ...);
+  return first;
+}
+template <typename... Rest>
+uint64_t sum(uint64_t first, Rest... rest) {
+  ((first = add2(first, static_cast<uint64_t>(rest))), ...);
+  return first;
+}
+
+
 // The input of the memory planner: model shape, parallel layout, training settings and the
 // offload chunk, as read from a plan TOML file (see docs/memory.md for every key).
 
@@ -67,9 +99,9 @@ struct Parallelism {
   bool sequence_parallel = false;
 
   // Ranks over which one copy of the non-expert optimizer state is sharded.
-  uint64_t dense_dp() const { return dp * cp; }
+  uint64_t dense_dp() const { return mul(dp, cp); }
   // Megatron's expert-data-parallel size: world / (ep * expert_tp * pp).
-  uint64_t expert_dp() const { return tp * cp * dp / (ep * expert_tp); }
+  uint64_t expert_dp() const { return mul(tp, cp, dp) / mul(ep, expert_tp); }
 };
 
 enum class DataType { Bf16, Fp32 };
@@ -128,5 +160,8 @@ class PlanError : public std::runtime_error {
 // what it splits, and MoE settings are coherent. The first problem is a located PlanError.
 
 void check_plan_input(const PlanInput& input);
+
+// Throws the PlanError for a plan whose sizes pass 64 bits (a PlanSizeOverflow caught).
+[[noreturn]] void fail_too_large(const PlanInput& input);
 
 }  // namespace dopant::planner

@@ -42,7 +42,7 @@ const toml::node* TableReader::value(std::string_view key) {
   return table_.get(key);
 }
 
-uint64_t TableReader::count(std::string_view key, uint64_t minimum) {
+uint64_t TableReader::count(std::string_view key, uint64_t minimum, uint64_t maximum) {
   const toml::node* node = value(key);
   if (node == nullptr) {
     fail_at(input_.source, position(key), "missing key " + quote_name(dotted(key)));
@@ -51,6 +51,9 @@ uint64_t TableReader::count(std::string_view key, uint64_t minimum) {
   if (integer == nullptr) fail(key, std::string("must be an integer, got ") + toml_type_name(*node));
   if (integer->get() < 0 || static_cast<uint64_t>(integer->get()) < minimum) {
     fail(key, "must be at least " + std::to_string(minimum) + ", got " + std::to_string(integer->get()));
+  }
+  if (static_cast<uint64_t>(integer->get()) > maximum) {
+    fail(key, "must be at most " + std::to_string(maximum) + ", got " + std::to_string(integer->get()));
   }
   return static_cast<uint64_t>(integer->get());
 }
@@ -162,12 +165,16 @@ void read_moe(const toml::table& table, PlanInput& input) {
   moe.dense_layers = reader.count_or("dense_layers", 0, 0);
 }
 
+// Layers are placed one by one on their stages: a million is far past any model and keeps
+// that placement small.
+constexpr uint64_t kMaxLayers = uint64_t{1} << 20;
+
 void read_model(const toml::table& table, PlanInput& input) {
   ModelShape& model = input.model;
   TableReader reader(table, "model",
                      {"name", "layers", "hidden", "heads", "vocab", "ffn", "attention", "moe"}, input);
   model.name = reader.text_or("name", "model");
-  model.layers = reader.count("layers");
+  model.layers = reader.count("layers", 1, kMaxLayers);
   model.hidden = reader.count("hidden");
   model.heads = reader.count("heads");
   model.vocab = reader.count("vocab");

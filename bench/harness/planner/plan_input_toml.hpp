@@ -23,10 +23,14 @@ class TableReader {
   TableReader(const toml::table& table, std::string section, std::vector<std::string> allowed,
               PlanInput& input);
 
+  // No dimension of a model, a cluster or a batch passes 2^32; refusing larger counts by
+  // name keeps the planner's products of two inputs exact (and the rest checked, see mul()).
+  static constexpr uint64_t kMaxCount = uint64_t{1} << 32;
+
   bool has(std::string_view key) const;
-  // An integer >= minimum; fails when missing.
-  uint64_t count(std::string_view key, uint64_t minimum = 1);
-  // An integer >= minimum, or `fallback` when the key is absent.
+  // An integer in [minimum, maximum]; fails when missing.
+  uint64_t count(std::string_view key, uint64_t minimum = 1, uint64_t maximum = kMaxCount);
+  // An integer in [minimum, kMaxCount], or `fallback` when the key is absent.
   uint64_t count_or(std::string_view key, uint64_t fallback, uint64_t minimum = 1);
   bool flag_or(std::string_view key, bool fallback);
   std::string text_or(std::string_view key, std::string fallback);

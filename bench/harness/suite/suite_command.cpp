@@ -45,14 +45,13 @@ SuiteSettings parse_settings(const std::vector<std::string>& args) {
   if (const char* scale = std::getenv("DOPANT_SUITE_SCALE")) {
     settings.scale = parse_number("DOPANT_SUITE_SCALE", scale, 1e-6, 100);
   }
-  for (size_t i = 0; i < args.size(); ++i) {
+  for (size_t i = 0; i < args.size(); i += 2) {  // every option takes one value
     if (i + 1 >= args.size()) throw std::invalid_argument("suite: `" + args[i] + "` needs a value");
     const std::string& value = args[i + 1];
     if (args[i] == "--scale") settings.scale = parse_number("--scale", value, 1e-6, 100);
     else if (args[i] == "--repetitions") settings.repetitions = static_cast<size_t>(parse_number("--repetitions", value, 2, 1000));
     else if (args[i] == "--timeout") settings.timeout_seconds = parse_number("--timeout", value, 1, 86400);
     else throw std::invalid_argument("suite: unknown option `" + args[i] + "` (--scale, --repetitions, --timeout)");
-    ++i;
   }
   return settings;
 }

@@ -162,7 +162,7 @@ TEST(RunConfigErrors, ReportsEveryProblemTogether) {
                         "plugin = \"adamw\"\n"
                         "lrr = 1\n"),
             "run.toml:5:8: key `kind` in `[device]`: must be one of `cpu`, `cuda`, got `cdua`; did you "
-            "mean `cpu`?\n"
+            "mean `cuda`?\n"
             "run.toml:8:1: unknown parameter `stepz` for workload `optimizer-step`; did you mean `steps`?\n"
             "run.toml:12:6: parameter `lr` for plugin `adamw-chunked-offload`: must be <= 1, got 2\n"
             "run.toml:13:1: unknown parameter `chunk_mib` for plugin `adamw-chunked-offload`; did you "

@@ -12,19 +12,25 @@ constexpr std::size_t kMaxComparedLength = 256;
 // A prefix match only counts when the shorter word is at least this long.
 constexpr std::size_t kMinPrefixLength = 3;
 
+// Optimal string alignment distance: insertions, deletions, substitutions and swaps of two
+// neighbours, each one edit, so "cdua" is one edit from "cuda" (and two from "cpu").
+//   d[i][j] = min(d[i-1][j] + 1, d[i][j-1] + 1, d[i-1][j-1] + (a[i-1] != b[j-1]),
+//                 d[i-2][j-2] + 1 when a[i-1] == b[j-2] and a[i-2] == b[j-1])
 std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  std::vector<std::size_t> before(b.size() + 1), previous(b.size() + 1), row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) previous[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
     row[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t substitution = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
-      diagonal = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitution});
+      row[j] = std::min({previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        row[j] = std::min(row[j], before[j - 2] + 1);
+      }
     }
+    std::swap(before, previous);
+    std::swap(previous, row);
   }
-  return row[b.size()];
+  return previous[b.size()];
 }
 
 bool equal_ignoring_case(std::string_view a, std::string_view b) {
@@ -55,7 +61,7 @@ std::optional<std::string> did_you_mean(std::string_view word,
     const std::size_t distance = edit_distance(word, candidate);
     const bool close = distance <= allowed && distance < word.size();  // not a full rewrite
     if (!close && !one_is_prefix_of_other(word, candidate)) continue;
-    if (!best || distance < best_distance) {
+    if (!best || distance < best_distance) {  // ties: the first candidate keeps it
       best = candidate;
       best_distance = distance;
     }

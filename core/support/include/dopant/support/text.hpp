@@ -17,8 +17,11 @@ std::string one_line(std::string_view text);
 // `name` in backticks, escaped with one_line and shortened when very long.
 std::string quote_name(std::string_view name);
 
-// The candidate closest to `word` by edit distance, when close enough to be a likely typo
-// (at most a third of the word's length, minimum 2 edits, or a prefix match).
+// The candidate closest to `word` by edit distance (a swap of neighbours is one edit), when
+// close enough to be a likely typo: at most a third of the word's length and at least 2
+// edits allowed, or one word a prefix of the other (3 characters or more). A candidate that
+// differs only in case wins outright; among equally close ones, the first listed wins.
+// Words over 256 characters are not compared.
 std::optional<std::string> did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
 
 // "; did you mean `x`?" when did_you_mean finds a likely candidate, else "".

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace dopant::ab {
 namespace {
 
@@ -26,6 +28,23 @@ TEST(Verdict, NeedsSignificanceAndIntervalBeyondThreshold) {
   EXPECT_STREQ(verdict_name(Verdict::no_change), "no change");
   EXPECT_STREQ(verdict_name(Verdict::improved), "improved");
   EXPECT_STREQ(verdict_name(Verdict::regressed), "regressed");
+}
+
+// The rule's edges are strict: p equal to alpha is not significant, and an interval that
+// touches 1 +- threshold is inside the noise band. Kills the mutants `p <= alpha`,
+// `low >= 1 + threshold` and `high <= 1 - threshold` of decide_verdict.
+TEST(Verdict, TheEdgesOfTheRuleAreStrict) {
+  const VerdictRule rule;
+  const double up = 1 + rule.noise_threshold;
+  const double down = 1 - rule.noise_threshold;
+  const RatioInterval clearly_up{1.2, 1.1, 1.3};
+  EXPECT_EQ(decide_verdict(clearly_up, rule.alpha, true, rule), Verdict::no_change);
+  EXPECT_EQ(decide_verdict(clearly_up, std::nextafter(rule.alpha, 0.0), true, rule), Verdict::improved);
+  EXPECT_EQ(decide_verdict(RatioInterval{1.1, up, 1.2}, 0.001, true, rule), Verdict::no_change);
+  EXPECT_EQ(decide_verdict(RatioInterval{1.1, std::nextafter(up, 2.0), 1.2}, 0.001, true, rule), Verdict::improved);
+  EXPECT_EQ(decide_verdict(RatioInterval{0.9, 0.8, down}, 0.001, false, rule), Verdict::no_change);
+  EXPECT_EQ(decide_verdict(RatioInterval{0.9, 0.8, std::nextafter(down, 0.0)}, 0.001, false, rule),
+            Verdict::improved);
 }
 
 std::string pattern(const std::vector<ScheduledRun>& runs, bool warmup) {

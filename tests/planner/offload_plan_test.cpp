@@ -21,6 +21,23 @@ TEST(KimiK2Plan, SixtyOneLayersOnEightStagesGiveTheRemainderToMiddleStages) {
   EXPECT_TRUE(plan.stages[7].layout.has_output_head);
 }
 
+// The worst-stage figures docs/results.md states, in GB (1e9 bytes) to its two decimals.
+TEST(KimiK2Plan, WorstStageMatchesTheFiguresInResults) {
+  const MemoryPlan plan = plan_memory(kimi_input());
+  const auto gb = [](uint64_t bytes) { return static_cast<double>(bytes) / 1e9; };
+  const MemoryBreakdown& base = plan.baseline_stage().baseline;
+  EXPECT_NEAR(gb(base.weights), 36.19, 0.005);
+  EXPECT_NEAR(gb(base.grads), 72.38, 0.005);
+  EXPECT_NEAR(gb(base.master), 68.24, 0.005);
+  EXPECT_NEAR(gb(base.moments), 136.47, 0.005);
+  EXPECT_NEAR(gb(base.activations), 10.58, 0.005);
+  EXPECT_NEAR(gb(base.total()), 323.87, 0.005);
+  const MemoryBreakdown& offload = plan.offload_stage().offload;
+  EXPECT_NEAR(gb(offload.staging), 0.54, 0.005);
+  EXPECT_NEAR(gb(offload.total()), 119.69, 0.005);
+  EXPECT_NEAR(gb(offload.total()) / gb(base.total()), 0.370, 0.0005);
+}
+
 TEST(KimiK2Plan, RoutedExpertsAreSplitOverEpWithoutReplication) {
   const PlanInput input = kimi_input();
   EXPECT_EQ(input.parallel.expert_dp(), 1u);

@@ -1,9 +1,13 @@
-// Memory accounting: current and peak bytes, and a capacity limit that turns an
-// over-allocation into an out-of-memory error naming requested and available bytes.
+// Memory accounting: current and peak bytes, exact under many threads, and a capacity limit
+// that turns an over-allocation into an out-of-memory error naming requested and available
+// bytes.
 #include "error.hpp"
 #include "host/host_services.hpp"
 
 #include <gtest/gtest.h>
+
+#include <thread>
+#include <vector>
 
 namespace dopant {
 namespace {
@@ -23,6 +27,39 @@ TEST(MemoryAccount, PeakFollowsHighWaterMark) {
   services.release(DPT_MEMORY_DEVICE, c);
   EXPECT_EQ(services.account(DPT_MEMORY_DEVICE).stats().current_bytes, 0u);
   EXPECT_EQ(services.account(DPT_MEMORY_DEVICE).stats().peak_bytes, 4000u);
+}
+
+// Eight threads allocate and release at once, as plugins do from parallel_for: every byte
+// is accounted. Without the account's lock (the mutant, tried) the counters lose updates
+// and `current_bytes` ends wrong (or the size map corrupts).
+TEST(MemoryAccount, ManyThreadsAtOnceLoseNoBytes) {
+  HostServices services(1, DPT_LOG_ERROR);
+  constexpr int kThreads = 8, kRounds = 50000, kKept = 16;
+  std::vector<std::vector<void*>> kept(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      const uint64_t bytes = 64 * static_cast<uint64_t>(t + 1);
+      MemoryAccount& account = services.account(DPT_MEMORY_HOST);
+      for (int round = 0; round < kRounds; ++round) {
+        services.release(DPT_MEMORY_HOST, services.allocate(DPT_MEMORY_HOST, bytes, 0));
+        account.reserve(bytes);  // the counters alone, at the highest contention
+        account.unreserve(bytes);
+      }
+      for (int i = 0; i < kKept; ++i) kept[t].push_back(services.allocate(DPT_MEMORY_HOST, bytes, 0));
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  // Kept: kKept blocks of 64 * (t + 1) bytes per thread: 16 * 64 * (1 + ... + 8).
+  const uint64_t expected = kKept * 64 * (kThreads * (kThreads + 1) / 2);
+  const dpt_memory_stats stats = services.account(DPT_MEMORY_HOST).stats();
+  EXPECT_EQ(stats.current_bytes, expected);
+  EXPECT_EQ(stats.allocation_count, static_cast<uint64_t>(kThreads * kKept));
+  EXPECT_GE(stats.peak_bytes, expected);
+  for (auto& blocks : kept) {
+    for (void* block : blocks) services.release(DPT_MEMORY_HOST, block);
+  }
+  EXPECT_EQ(services.account(DPT_MEMORY_HOST).stats().current_bytes, 0u);
 }
 
 TEST(MemoryAccount, LimitTurnsOverAllocationIntoOutOfMemory) {

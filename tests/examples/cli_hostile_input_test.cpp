@@ -79,6 +79,25 @@ TEST_F(CliHostileInput, TheRuntimeRefusesAPoolBeyondTheLimit) {
   dpt_error_destroy(error);
 }
 
+// Options older than 1.0's first two fields are refused rather than read past their end;
+// removing the struct_size guard of dpt_runtime_create (tried) makes the first accepted.
+TEST_F(CliHostileInput, TheRuntimeRefusesOptionsSmallerThanTheirFirstRelease) {
+  dpt_runtime_options options = DPT_RUNTIME_OPTIONS_INIT;
+  options.struct_size = sizeof(uint32_t);
+  dpt_runtime* runtime = nullptr;
+  dpt_error* error = dpt_runtime_create(&options, &runtime);
+  ASSERT_NE(error, nullptr);
+  EXPECT_EQ(runtime, nullptr);
+  EXPECT_EQ(dpt_error_get_code(error), DPT_INVALID_ARGUMENT);
+  EXPECT_STREQ(dpt_error_get_message(error), "dpt_runtime_create: options.struct_size 4 is too small");
+  dpt_error_destroy(error);
+
+  options.struct_size = DPT_STRUCT_SIZE(dpt_runtime_options, plugin_path);  // the smallest accepted
+  error = dpt_runtime_create(&options, &runtime);
+  EXPECT_EQ(error, nullptr) << dpt_error_get_message(error);
+  dpt_runtime_destroy(runtime);
+}
+
 TEST_F(CliHostileInput, ParameterCountsWhoseBytesWrapAreRangeErrors) {
   for (const char* dtype : {"fp32", "bf16"}) {
     const std::string config = write_file(

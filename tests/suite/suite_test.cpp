@@ -58,5 +58,23 @@ TEST(Suite, NoArgumentsPrintsTheTableAndExitsZero) {
   }
 }
 
+// The headline: at half scale (8M fp32 parameters, 16 MiB chunks) the offload's device
+// peak is params + grads + two chunks against params + grads + both moments, a ratio of
+// (8 * 8e6 + 2 * 16 MiB) / (16 * 8e6) = 0.7621, and the verdict is "improved". The peak is
+// the host's allocation count, so the ratio is exact, not a timing. The mutant chunk =
+// "32MiB" in suite_entries.cpp (tried) fails here, as would an offload keeping a moment on
+// the device.
+TEST(Suite, TheOptimizerHeadlineIsTheOffloadsPeakRatio) {
+  if (!DOPANT_SUITE_OPTIMIZER_MEASURED) GTEST_SKIP() << "the AdamW plugins are not built";
+  const auto [out, status] = command_output(std::string("DOPANT_SUITE_SCALE=0.5 '") + DOPANT_CLI + "' 2>&1");
+  ASSERT_EQ(status, 0) << out;
+  const std::string optimizer = table_row(out, "optimizer");
+  const double expected = (8 * 8e6 + 2 * 16.0 * (1 << 20)) / (16 * 8e6);
+  char ratio[32];
+  std::snprintf(ratio, sizeof ratio, "%.4f [%.4f, %.4f]", expected, expected, expected);
+  EXPECT_NE(optimizer.find(ratio), std::string::npos) << "expected " << ratio << " in\n" << optimizer;
+  EXPECT_NE(optimizer.find("improved"), std::string::npos) << optimizer;
+}
+
 }  // namespace
 }  // namespace dopant::suite

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "offload_harness.hpp"
 
@@ -77,6 +78,40 @@ TEST(DeviceMemory, MemorySlotFollowsTheOffloadFraction) {
       EXPECT_GT(memory.device_state_bytes, 0u);
     }
   }
+}
+
+// The host's measured device peak, not only the plugin's own report, follows the fraction:
+// at 0.5 it lies between params + grads + the state kept on the device and that plus two
+// chunks (5% slack), and it grows as the fraction falls. A plugin whose `memory` slot
+// counts state kept on the device as host state (the mutant, tried in
+// chunked_offload_adamw.cpp) fails here: the host measured what it did not report.
+TEST(DeviceMemory, DevicePeakFollowsTheOffloadFraction) {
+  const uint64_t params_and_grads = 2 * parameter_count() * sizeof(float);
+  std::vector<uint64_t> peaks;
+  for (const double fraction : {1.0, 0.5, 0.0}) {
+    SCOPED_TRACE("offload_fraction " + std::to_string(fraction));
+    Harness harness;
+    DeviceModel model(harness.host(), kFp32, kModel);
+    Optimizer optimizer(harness.runtime(), "plugin = \"adamw-chunked-offload\"\nchunk = \"4MiB\"\noffload_fraction = " +
+                                               std::to_string(fraction));
+    ASSERT_EQ(optimizer.add_group(model.group(0)).code, DPT_OK);
+    for (uint64_t step = 1; step <= 2; ++step) {
+      model.set_gradients(step);
+      ASSERT_EQ(optimizer.step(1.0, 1.0).code, DPT_OK);
+    }
+    const dpt_optimizer_memory memory = optimizer.memory();
+    const uint64_t peak = harness.device_memory().peak_bytes;
+    EXPECT_GE(peak, params_and_grads + memory.device_state_bytes);
+    EXPECT_LE(peak, (params_and_grads + memory.device_state_bytes + memory.device_staging_bytes) * 105 / 100);
+    if (fraction == 0.5) {
+      const uint64_t state = kStateBytesPerParameter * parameter_count();
+      EXPECT_GE(memory.device_state_bytes, state / 4) << "too little kept on the device";
+      EXPECT_LE(memory.device_state_bytes, state / 2 + 3 * 64) << "more than half kept on the device";
+    }
+    peaks.push_back(peak);
+  }
+  EXPECT_LT(peaks[0], peaks[1]);
+  EXPECT_LT(peaks[1], peaks[2]);
 }
 
 TEST(DeviceMemory, UnderALimitAdamwRunsOutOfMemoryAndOffloadRuns) {

@@ -36,4 +36,13 @@ inline float fixture_initial_param(uint64_t seed, uint64_t tensor, uint64_t elem
   return std::ldexp(static_cast<float>(centered), -23);
 }
 
+// The scaled fixture's schedule (make_adamw_fixture.py --scaled): the learning rate's scale
+// and the loss scale at `step`; the gradient handed to the optimizer is
+// fixture_gradient * fixture_loss_scale, exact in fp32.
+inline double fixture_lr_scale(uint64_t step) { return 0.25 + static_cast<double>(step % 8) * 0.125; }
+inline double fixture_loss_scale(uint64_t step) {
+  constexpr double kScales[] = {1.0, 3.0, 1024.0, 0.75, 65536.0};
+  return kScales[step % 5];
+}
+
 }  // namespace dopant::adamw_kernels::testing

@@ -2,6 +2,8 @@
 // fixture: 100 steps of three param groups end bit-identical to PyTorch 1.13 in the params
 // and in the exported state. With bf16 and fp16 params whose master weights are imported as
 // the fp32 initial values, the exported master follows the fp32 trajectory bit for bit.
+// The scaled fixture replays the same steps with dpt_step_args' lr_scale (a schedule) and
+// grad_scale (loss scaling, unscaled as GradScaler does) away from 1.
 #include <dopant/optimizer.h>
 #include <dopant/runtime.h>
 #include <dopant/sdk/float16.hpp>
@@ -10,6 +12,7 @@
 #include <bit>
 #include <cstring>
 #include <map>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -67,7 +70,17 @@ dpt_error* keep_state(void* context, const char* tensor, const char* state,
   return nullptr;
 }
 
-class AdamwPluginTest : public ::testing::TestWithParam<DLDataType> {
+// One replay: the parameter dtype, and whether it is the scaled fixture (fp32 only: a
+// scaled gradient has up to 10 significant bits, more than bf16 or fp16 hold).
+struct ReplayCase {
+  const char* name;
+  DLDataType dtype;
+  bool scaled;
+};
+
+void PrintTo(const ReplayCase& c, std::ostream* out) { *out << c.name; }
+
+class AdamwPluginTest : public ::testing::TestWithParam<ReplayCase> {
  protected:
   void SetUp() override {
     dpt_runtime_options options{};
@@ -93,8 +106,9 @@ class AdamwPluginTest : public ::testing::TestWithParam<DLDataType> {
 };
 
 TEST_P(AdamwPluginTest, ReplaysPyTorchBitForBit) {
-  const DLDataType dtype = GetParam();
-  const Fixture fixture = read_fixture(DOPANT_ADAMW_FIXTURE);
+  const DLDataType dtype = GetParam().dtype;
+  const bool scaled = GetParam().scaled;
+  const Fixture fixture = read_fixture(scaled ? DOPANT_ADAMW_SCALED_FIXTURE : DOPANT_ADAMW_FIXTURE);
   const size_t width = dtype.bits / 8;
   std::vector<PluginTensor> tensors(fixture.tensors.size());
   for (size_t t = 0; t < tensors.size(); ++t) {
@@ -137,11 +151,17 @@ TEST_P(AdamwPluginTest, ReplaysPyTorchBitForBit) {
                                                       &view)));
     }
   }
-  const dpt_step_args args{DPT_STEP_ARGS_SIZE_1_0, nullptr, 1.0, 1.0, 0, nullptr};
   for (uint64_t step = 1; step <= fixture.steps; ++step) {
+    dpt_step_args args = DPT_STEP_ARGS_INIT;
+    if (scaled) {
+      args.lr_scale = fixture_lr_scale(step);
+      args.grad_scale = fixture_loss_scale(step);
+    }
     for (size_t t = 0; t < tensors.size(); ++t) {
       std::vector<float> grad(static_cast<size_t>(tensors[t].shape));
-      for (size_t i = 0; i < grad.size(); ++i) grad[i] = fixture_gradient(fixture.seed, t, step, i);
+      for (size_t i = 0; i < grad.size(); ++i) {
+        grad[i] = fixture_gradient(fixture.seed, t, step, i) * static_cast<float>(args.grad_scale);  // exact
+      }
       store(dtype, grad, tensors[t].grad);
     }
     ASSERT_EQ("", take_message(table().step(dpt_plugin_instance_handle(instance_), &args,
@@ -172,14 +192,11 @@ TEST_P(AdamwPluginTest, ReplaysPyTorchBitForBit) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Dtypes, AdamwPluginTest,
-                         ::testing::Values(DLDataType{kDLFloat, 32, 1},
-                                           DLDataType{kDLBfloat, 16, 1},
-                                           DLDataType{kDLFloat, 16, 1}),
-                         [](const auto& info) {
-                           return std::string(info.param.code == kDLBfloat ? "bf16"
-                                              : info.param.bits == 32     ? "f32"
-                                                                          : "f16");
-                         });
+                         ::testing::Values(ReplayCase{"f32", {kDLFloat, 32, 1}, false},
+                                           ReplayCase{"bf16", {kDLBfloat, 16, 1}, false},
+                                           ReplayCase{"f16", {kDLFloat, 16, 1}, false},
+                                           ReplayCase{"f32_scaled", {kDLFloat, 32, 1}, true}),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace
 }  // namespace dopant::adamw_kernels::testing

@@ -113,6 +113,70 @@ TEST(Reports, JsonHoldsMetricsSamplesAndOrder) {
   EXPECT_TRUE(not_compared[0].at("candidate").at("median").is(JsonValue::Type::null));
 }
 
+// The fields of CSV line `line` (no quoted commas in this result's metric rows).
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> fields;
+  std::stringstream stream(line);
+  for (std::string field; std::getline(stream, field, ',');) fields.push_back(field);
+  return fields;
+}
+
+std::string four_digits(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", value);
+  return text;
+}
+
+// Every format carries the comparison compare_all computed, not just well-formed fields:
+// ratio, interval, p and verdict of each pair. A report that printed the interval's ends
+// swapped, or the candidate's median as the base's (both tried in reports.cpp), fails here.
+TEST(Reports, EveryFormatCarriesTheComputedComparison) {
+  const AbResult result = synthetic_result();
+  const JsonValue json = parse_json(render_json(result));
+  const std::string csv = render_csv(result);
+  const std::string markdown = render_markdown(result);
+  std::vector<std::string> csv_lines;
+  std::stringstream lines(csv);
+  for (std::string line; std::getline(lines, line);) csv_lines.push_back(line);
+  size_t row = 1;  // after the header
+  for (size_t m = 0; m < result.metrics.size(); ++m) {
+    const MetricResult& metric = result.metrics[m];
+    const auto& comparisons = json.at("metrics").array()[m].at("comparisons").array();
+    ASSERT_EQ(comparisons.size(), metric.comparisons.size());
+    for (size_t c = 0; c < metric.comparisons.size(); ++c, ++row) {
+      const Comparison& expected = metric.comparisons[c];
+      SCOPED_TRACE(metric.info.name + " / " + expected.variant);
+      const JsonValue& j = comparisons[c];
+      EXPECT_EQ(j.at("variant").string(), expected.variant);
+      EXPECT_EQ(j.at("ratio").number(), expected.ratio.ratio);
+      EXPECT_EQ(j.at("ci").array()[0].number(), expected.ratio.low);
+      EXPECT_EQ(j.at("ci").array()[1].number(), expected.ratio.high);
+      EXPECT_EQ(j.at("mann_whitney").at("p").number(), expected.test.p);
+      EXPECT_EQ(j.at("base").at("median").number(), expected.base.median);
+      EXPECT_EQ(j.at("candidate").at("median").number(), expected.candidate.median);
+      EXPECT_EQ(j.at("verdict").string(), verdict_name(expected.verdict));
+
+      ASSERT_LT(row, csv_lines.size());
+      const std::vector<std::string> f = csv_fields(csv_lines[row]);
+      ASSERT_GE(f.size(), 17u) << csv_lines[row];
+      EXPECT_EQ(f[3], expected.variant);
+      EXPECT_EQ(std::stod(f[6]), expected.base.median);
+      EXPECT_EQ(std::stod(f[8]), expected.candidate.median);
+      EXPECT_EQ(std::stod(f[10]), expected.ratio.ratio);
+      EXPECT_EQ(std::stod(f[11]), expected.ratio.low);
+      EXPECT_EQ(std::stod(f[12]), expected.ratio.high);
+      EXPECT_EQ(std::stod(f[14]), expected.test.p);
+      EXPECT_EQ(f[16], verdict_name(expected.verdict));
+
+      const std::string cell = four_digits(expected.ratio.ratio) + " [" + four_digits(expected.ratio.low) + ", " +
+                               four_digits(expected.ratio.high) + "] | " + four_digits(expected.test.p) + " | " +
+                               verdict_name(expected.verdict);
+      EXPECT_NE(markdown.find(cell), std::string::npos) << cell << "\n" << markdown;
+    }
+    row += metric.not_compared.size();
+  }
+}
+
 TEST(Reports, JsonHoldsTheFailuresOfEveryConfiguration) {
   const JsonValue failures = parse_json(render_json(synthetic_result())).at("failures");
   ASSERT_EQ(failures.object().size(), 3u);

@@ -2,7 +2,7 @@
 // gradients change nothing, steps descend a quadratic, exported state restores bit-exactly,
 // instances do not share state, per-step gradients update like gradients in place, bad
 // groups (a shape whose size wraps 64 bits among them) are refused with a message, and
-// `memory` (when provided) stays within what the host accounted.
+// `memory` (when provided) agrees with what the host accounted, from above and below.
 #include "optimizer_problem.hpp"
 #include "outcome.hpp"
 #include "registry.hpp"
@@ -300,6 +300,11 @@ void check_memory_accounted(const Target& target) {
   EXPECT_LE(reported.device_state_bytes + reported.device_staging_bytes,
             after.peak_bytes - before.current_bytes)
       << "device state + staging reported beyond the host's peak for this instance";
+  // And from below: what the instance still holds on the device after a step is its state
+  // or its staging, so the report must cover it.
+  EXPECT_GE(reported.device_state_bytes + reported.device_staging_bytes,
+            after.current_bytes - before.current_bytes)
+      << "the instance holds device memory that `memory` does not report";
 }
 
 }  // namespace

@@ -79,8 +79,8 @@ std::unique_ptr<PluginEntry> Registry::check_plugin(const dpt_plugin_descriptor*
   }
   entry->table_storage = widen_struct(table, entry->kind->table_size);
   entry->table = entry->table_storage.get();
-  if (table_create(entry->table) == nullptr || table_destroy(entry->table) == nullptr) {
-    throw Error(DPT_INVALID_ARGUMENT, where + ": kind table lacks create or destroy");
+  if (const char* slot = missing_required_slot(*entry->kind, entry->table)) {
+    throw Error(DPT_INVALID_ARGUMENT, where + ": " + entry->kind->slot + " table has no `" + slot + "`");
   }
   entry->schema.id = id;
   entry->schema.kind = descriptor.kind;

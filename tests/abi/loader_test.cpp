@@ -154,6 +154,15 @@ TEST_F(LoaderTest, NullRequiredSlotIsRefusedNamingTheSlot) {
   }
 }
 
+TEST_F(LoaderTest, IdWithControlCharactersIsRefusedAndShownEscaped) {
+  const Outcome loaded = load(test_plugin_path("dopant-test-control-char-name.so"));
+  ASSERT_NE(loaded.code, DPT_OK);
+  EXPECT_NE(loaded.message.find("plugin id `test-\\x1b[2J\\nid` holds a control character"), std::string::npos)
+      << loaded.message;
+  EXPECT_EQ(loaded.message.find('\x1b'), std::string::npos) << loaded.message;
+  EXPECT_EQ(dpt_runtime_plugin_count(runtime_), 0u);
+}
+
 TEST_F(LoaderTest, MissingPluginFolderIsALoadProblemNamingIt) {
   const std::string folder = std::string(DOPANT_TEST_PLUGIN_DIR) + "/no-such-folder";
   dpt_runtime_options options = DPT_RUNTIME_OPTIONS_INIT;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -115,6 +116,18 @@ TEST_F(LoaderTest, MissingFileIsRefusedNamingIt) {
   const Outcome loaded = load(path);
   ASSERT_NE(loaded.code, DPT_OK);
   EXPECT_NE(loaded.message.find(path), std::string::npos) << loaded.message;
+  EXPECT_NE(loaded.message.find("file not found"), std::string::npos) << loaded.message;
+}
+
+TEST_F(LoaderTest, EmptyLibraryIsRefusedWithTheTrueReasonNotFileNotFound) {
+  const std::string path = ::testing::TempDir() + "dopant-empty-library.so";
+  std::fclose(std::fopen(path.c_str(), "w"));
+  const Outcome loaded = load(path);
+  ASSERT_NE(loaded.code, DPT_OK);
+  EXPECT_NE(loaded.message.find(path), std::string::npos) << loaded.message;
+  EXPECT_EQ(loaded.message.find("file not found"), std::string::npos) << loaded.message;
+  EXPECT_NE(loaded.message.find("file too short"), std::string::npos) << loaded.message;
+  std::remove(path.c_str());
 }
 
 TEST_F(LoaderTest, FailingInitIsRefusedWithThePluginsMessage) {

@@ -90,9 +90,10 @@ dpt_runtime* open_runtime(const Options& options) {
     dpt_runtime_destroy(runtime);
     throw std::runtime_error(message);
   }
-  if (options.log_level <= DPT_LOG_DEBUG) {
+  // Load problems are warnings: every command that loads plugins shows them, one a line.
+  if (options.log_level <= DPT_LOG_WARN) {
     for (uint32_t i = 0; i < dpt_runtime_load_problem_count(runtime); ++i) {
-      std::fprintf(stderr, "dopant: skipped %s\n", dpt_runtime_load_problem(runtime, i));
+      std::fprintf(stderr, "dopant: skipped %s\n", one_line(dpt_runtime_load_problem(runtime, i)).c_str());
     }
   }
   return runtime;

@@ -19,14 +19,17 @@ const char* type_name(dpt_param_type type) {
 
 std::string text_or(const char* text, const char* fallback) { return text != nullptr && *text ? text : fallback; }
 
+// Plugin-provided text for the terminal: control characters escaped, so it stays one line.
+std::string shown(const char* text, const char* fallback = "") { return one_line(text_or(text, fallback)); }
+
 std::string range_of(const dpt_param_decl& param) {
   if (param.type == DPT_PARAM_ENUM) {
     std::string choices;
-    for (uint32_t i = 0; i < param.choice_count; ++i) choices += (i ? "|" : "") + std::string(param.choices[i]);
+    for (uint32_t i = 0; i < param.choice_count; ++i) choices += (i ? "|" : "") + shown(param.choices[i]);
     return choices;
   }
   if (param.min_value == nullptr && param.max_value == nullptr) return "";
-  return "[" + text_or(param.min_value, "-inf") + ", " + text_or(param.max_value, "inf") + "]";
+  return "[" + shown(param.min_value, "-inf") + ", " + shown(param.max_value, "inf") + "]";
 }
 
 int list_plugins(dpt_runtime* runtime, bool json) {
@@ -51,8 +54,8 @@ int list_plugins(dpt_runtime* runtime, bool json) {
   std::printf("%-26s %-22s %-9s %s\n", "PLUGIN", "KIND", "VERSION", "DESCRIPTION");
   for (uint32_t i = 0; i < count; ++i) {
     const dpt_plugin_descriptor* d = dpt_runtime_plugin(runtime, i)->descriptor;
-    std::printf("%-26s %-22s %-9s %s\n", d->id, d->kind, text_or(d->version, "-").c_str(),
-                text_or(d->description, "").c_str());
+    std::printf("%-26s %-22s %-9s %s\n", shown(d->id).c_str(), shown(d->kind).c_str(), shown(d->version, "-").c_str(),
+                shown(d->description).c_str());
   }
   return 0;
 }
@@ -68,9 +71,9 @@ int describe_plugin(dpt_runtime* runtime, const std::string& id) {
                                 " (see `dopant plugins list`)");
   }
   const dpt_plugin_descriptor* d = info->descriptor;
-  std::printf("%s %s — %s\n", d->id, text_or(d->version, "").c_str(), text_or(d->description, "").c_str());
-  std::printf("  kind:    %s\n  library: %s (%s, ABI %u.%u)\n", d->kind, info->library_path, info->library_id,
-              DPT_ABI_MAJOR, info->library_abi_minor);
+  std::printf("%s %s — %s\n", shown(d->id).c_str(), shown(d->version).c_str(), shown(d->description).c_str());
+  std::printf("  kind:    %s\n  library: %s (%s, ABI %u.%u)\n", shown(d->kind).c_str(), shown(info->library_path).c_str(),
+              shown(info->library_id).c_str(), DPT_ABI_MAJOR, info->library_abi_minor);
   if (d->param_count == 0) {
     std::printf("  parameters: none\n");
     return 0;
@@ -81,9 +84,9 @@ int describe_plugin(dpt_runtime* runtime, const std::string& id) {
     const dpt_param_decl& p = *d->params[i];
     const bool has_unit = DPT_HAS_FIELD(&p, dpt_param_decl, unit);
     const bool has_doc = DPT_HAS_FIELD(&p, dpt_param_decl, doc);
-    std::printf("    %-16s %-7s %-12s %-20s %-6s %s\n", p.name, type_name(p.type), text_or(p.default_value, "").c_str(),
-                range_of(p).c_str(), has_unit ? text_or(p.unit, "").c_str() : "",
-                has_doc ? text_or(p.doc, "").c_str() : "");
+    std::printf("    %-16s %-7s %-12s %-20s %-6s %s\n", shown(p.name).c_str(), type_name(p.type),
+                shown(p.default_value).c_str(), range_of(p).c_str(), has_unit ? shown(p.unit).c_str() : "",
+                has_doc ? shown(p.doc).c_str() : "");
   }
   return 0;
 }

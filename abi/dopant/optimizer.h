@@ -89,6 +89,8 @@ DPT_PIN_SIZE_LP64(DPT_OPTIMIZER_MEMORY_SIZE_1_0, 32);
 typedef dpt_error* (*dpt_state_visitor)(void* context, const char* tensor_name,
                                         const char* state, const DLTensor* value);
 
+/* Every slot is required, and the loader refuses a library whose table leaves one NULL,
+ * except the slots marked Optional (NULL there: the plugin does not provide it). */
 typedef struct dpt_optimizer_v1 {
   uint32_t struct_size;
   /* [control-thread] Creates an instance. `config` holds the plugin's validated

@@ -65,8 +65,12 @@ DPT_API dpt_error* dpt_runtime_create(const dpt_runtime_options* options, dpt_ru
   }
   return guard([&] {
     auto runtime = std::make_unique<dpt_runtime>(given.threads, given.log_level);
-    for (const std::string& folder : dopant::plugin_search_path(given.plugin_path, given.skip_default_paths != 0)) {
-      for (const std::string& file : dopant::plugin_files_in(folder)) {
+    for (const dopant::SearchFolder& folder :
+         dopant::plugin_search_path(given.plugin_path, given.skip_default_paths != 0)) {
+      std::string folder_problem;
+      const std::vector<std::string> files = dopant::plugin_files_in(folder.path, &folder_problem);
+      if (!folder_problem.empty() && folder.named) runtime->load_problems.push_back(folder_problem);
+      for (const std::string& file : files) {
         try {
           runtime->registry.load_library(file);
         } catch (const std::exception& e) {

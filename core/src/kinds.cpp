@@ -1,4 +1,5 @@
-// The table of known kinds and generic access to the create/destroy prefix of kind tables.
+// The table of known kinds, their required slots, and generic access to the create/destroy
+// prefix of kind tables.
 #include "kinds.hpp"
 
 #include <cstring>
@@ -16,20 +17,56 @@ DOPANT_SAME_PREFIX(dpt_sandbox_draft);
 DOPANT_SAME_PREFIX(dpt_checkpoint_draft);
 #undef DOPANT_SAME_PREFIX
 
+#define DOPANT_SLOT(T, FIELD) TableSlot{#FIELD, offsetof(T, FIELD)}
+// Every slot of a kind except those its header marks "Optional" (optimizer `memory`,
+// checkpoint `convert`): the engine and the conformance kit call these unguarded.
+constexpr TableSlot kOptimizerSlots[] = {
+    DOPANT_SLOT(dpt_optimizer_v1, create),       DOPANT_SLOT(dpt_optimizer_v1, destroy),
+    DOPANT_SLOT(dpt_optimizer_v1, add_param_group), DOPANT_SLOT(dpt_optimizer_v1, step),
+    DOPANT_SLOT(dpt_optimizer_v1, export_state), DOPANT_SLOT(dpt_optimizer_v1, import_state)};
+constexpr TableSlot kRouterSlots[] = {DOPANT_SLOT(dpt_router_draft, create), DOPANT_SLOT(dpt_router_draft, destroy),
+                                      DOPANT_SLOT(dpt_router_draft, route)};
+constexpr TableSlot kParallelSlots[] = {
+    DOPANT_SLOT(dpt_parallel_draft, create), DOPANT_SLOT(dpt_parallel_draft, destroy),
+    DOPANT_SLOT(dpt_parallel_draft, setup), DOPANT_SLOT(dpt_parallel_draft, dispatch),
+    DOPANT_SLOT(dpt_parallel_draft, combine)};
+constexpr TableSlot kSandboxSlots[] = {
+    DOPANT_SLOT(dpt_sandbox_draft, create), DOPANT_SLOT(dpt_sandbox_draft, destroy),
+    DOPANT_SLOT(dpt_sandbox_draft, execute), DOPANT_SLOT(dpt_sandbox_draft, release_result)};
+constexpr TableSlot kCheckpointSlots[] = {
+    DOPANT_SLOT(dpt_checkpoint_draft, create), DOPANT_SLOT(dpt_checkpoint_draft, destroy),
+    DOPANT_SLOT(dpt_checkpoint_draft, write), DOPANT_SLOT(dpt_checkpoint_draft, read)};
+#undef DOPANT_SLOT
+
+#define DOPANT_SLOTS(array) array, sizeof(array) / sizeof(array[0])
 constexpr KindInfo kKinds[] = {
-    {DPT_KIND_OPTIMIZER, "optimizer", DPT_OPTIMIZER_V1_SIZE_1_0, sizeof(dpt_optimizer_v1), false},
+    {DPT_KIND_OPTIMIZER, "optimizer", DPT_OPTIMIZER_V1_SIZE_1_0, sizeof(dpt_optimizer_v1), false,
+     DOPANT_SLOTS(kOptimizerSlots)},
     // Draft kinds: no older sizes exist, so a table must have exactly the draft's size.
-    {DPT_KIND_ROUTER, "router", sizeof(dpt_router_draft), sizeof(dpt_router_draft), true},
-    {DPT_KIND_PARALLEL, "parallel", sizeof(dpt_parallel_draft), sizeof(dpt_parallel_draft), true},
-    {DPT_KIND_SANDBOX, "sandbox", sizeof(dpt_sandbox_draft), sizeof(dpt_sandbox_draft), true},
-    {DPT_KIND_CHECKPOINT, "checkpoint", sizeof(dpt_checkpoint_draft), sizeof(dpt_checkpoint_draft), true},
+    {DPT_KIND_ROUTER, "router", sizeof(dpt_router_draft), sizeof(dpt_router_draft), true, DOPANT_SLOTS(kRouterSlots)},
+    {DPT_KIND_PARALLEL, "parallel", sizeof(dpt_parallel_draft), sizeof(dpt_parallel_draft), true,
+     DOPANT_SLOTS(kParallelSlots)},
+    {DPT_KIND_SANDBOX, "sandbox", sizeof(dpt_sandbox_draft), sizeof(dpt_sandbox_draft), true,
+     DOPANT_SLOTS(kSandboxSlots)},
+    {DPT_KIND_CHECKPOINT, "checkpoint", sizeof(dpt_checkpoint_draft), sizeof(dpt_checkpoint_draft), true,
+     DOPANT_SLOTS(kCheckpointSlots)},
 };
+#undef DOPANT_SLOTS
 
 }  // namespace
 
 const KindInfo* find_kind(std::string_view id) {
   for (const KindInfo& kind : kKinds) {
     if (id == kind.id) return &kind;
+  }
+  return nullptr;
+}
+
+const char* missing_required_slot(const KindInfo& kind, const void* table) {
+  for (size_t i = 0; i < kind.required_count; ++i) {
+    void (*fn)(void);
+    std::memcpy(&fn, static_cast<const char*>(table) + kind.required[i].offset, sizeof fn);
+    if (fn == nullptr) return kind.required[i].name;
   }
   return nullptr;
 }

@@ -1,6 +1,6 @@
 // What the core knows about each kind: its id, the smallest table size it accepts (the 1.0
 // size; for a draft kind, the draft's only size) and the size of the table this core was
-// built with. Every kind table starts with
+// built with, and the slots a table must not leave NULL. Every kind table starts with
 // the same three members (struct_size, create, destroy), which the core uses generically.
 #pragma once
 
@@ -15,12 +15,20 @@
 
 namespace dopant {
 
+// A function slot of a kind table, by name and byte offset.
+struct TableSlot {
+  const char* name;         // "step"
+  size_t offset;
+};
+
 struct KindInfo {
   const char* id;           // "dopant.optimizer/1"
   const char* slot;         // "optimizer"
   size_t min_table_size;    // DPT_<KIND>_V1_SIZE_1_0
   size_t table_size;        // sizeof the current table
   bool draft;               // a draft kind ("dopant.router.draft/0"): exact size only
+  const TableSlot* required;  // slots the kind's header does not call optional
+  size_t required_count;
 };
 
 // nullptr when the core does not know the kind.
@@ -28,6 +36,9 @@ const KindInfo* find_kind(std::string_view id);
 
 using CreateFn = dpt_error* (*)(const dpt_host*, const dpt_config*, dpt_instance**);
 using DestroyFn = void (*)(dpt_instance*);
+
+// The first required slot that `table` (widened to kind.table_size) leaves NULL, or nullptr.
+const char* missing_required_slot(const KindInfo& kind, const void* table);
 
 // The create and destroy slots of any kind table.
 CreateFn table_create(const void* table);

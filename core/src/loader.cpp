@@ -3,7 +3,9 @@
 
 #include "error.hpp"
 
+#include <dlfcn.h>
 #include <ltdl.h>
+#include <sys/stat.h>
 
 #include <map>
 #include <memory>
@@ -45,6 +47,20 @@ LibraryHolds& holds_of(const dpt_library* library) {
   return *holds;  // records are never erased, so the reference stays valid
 }
 
+// Why a library failed to open. libltdl says "file not found" for many failures, so the
+// reason comes from stat (really absent) or from dlopen's own message (bad ELF, missing
+// dependency, ...).
+std::string open_failure_reason(const std::string& path) {
+  struct stat info {};
+  if (stat(path.c_str(), &info) != 0) return "file not found";
+  if (void* handle = dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL)) {
+    dlclose(handle);
+    return last_ltdl_error();
+  }
+  const char* reason = dlerror();
+  return reason != nullptr ? reason : last_ltdl_error();
+}
+
 }  // namespace
 
 void hold_library(const dpt_library* library, const dpt_library& widened, const dpt_host* host,
@@ -72,7 +88,7 @@ dpt_plugin_entry_fn open_plugin_library(const std::string& path) {
   lt_dlhandle handle = lt_dlopenadvise(path.c_str(), advise);
   lt_dladvise_destroy(&advise);
   if (handle == nullptr) {
-    throw Error(DPT_NOT_FOUND, path + ": cannot load library: " + last_ltdl_error());
+    throw Error(DPT_NOT_FOUND, path + ": cannot load library: " + open_failure_reason(path));
   }
   void* symbol = lt_dlsym(handle, DPT_PLUGIN_ENTRY_SYMBOL);
   if (symbol == nullptr) {

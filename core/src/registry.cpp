@@ -5,6 +5,8 @@
 #include "loader.hpp"
 #include "widen.hpp"
 
+#include <dopant/support/text.hpp>
+
 #include <cstring>
 #include <filesystem>
 
@@ -22,6 +24,29 @@ std::string canonical_path(const std::string& path) {
 }
 
 bool non_empty(const char* text) { return text != nullptr && *text != '\0'; }
+
+// Names are printed in tables and messages: a control byte (< 0x20 or 0x7F) would break them.
+void refuse_control_characters(const char* text, const std::string& what) {
+  if (text == nullptr) return;
+  for (const char* c = text; *c != '\0'; ++c) {
+    const unsigned char byte = static_cast<unsigned char>(*c);
+    if (byte < 0x20 || byte == 0x7F) {
+      throw Error(DPT_INVALID_ARGUMENT, what + " " + quote_name(text) + " holds a control character");
+    }
+  }
+}
+
+void refuse_control_characters_in_params(const dpt_plugin_descriptor& descriptor, const std::string& where) {
+  for (uint32_t i = 0; descriptor.params != nullptr && i < descriptor.param_count; ++i) {
+    const dpt_param_decl* param = descriptor.params[i];
+    if (param == nullptr) continue;  // parse_param_decls refuses it with its own message
+    refuse_control_characters(param->name, where + ": parameter name");
+    if (DPT_HAS_FIELD(param, dpt_param_decl, unit)) refuse_control_characters(param->unit, where + ": unit");
+    for (uint32_t k = 0; param->choices != nullptr && k < param->choice_count; ++k) {
+      refuse_control_characters(param->choices[k], where + ": enum choice");
+    }
+  }
+}
 
 }  // namespace
 
@@ -51,9 +76,12 @@ std::unique_ptr<PluginEntry> Registry::check_plugin(const dpt_plugin_descriptor*
   entry->descriptor = as<dpt_plugin_descriptor>(entry->descriptor_storage);
   const dpt_plugin_descriptor& descriptor = *entry->descriptor;
   if (!non_empty(descriptor.id)) throw Error(DPT_INVALID_ARGUMENT, path + ": a plugin has no id");
+  refuse_control_characters(descriptor.id, path + ": plugin id");
   const std::string id = descriptor.id;
   const std::string where = path + ": plugin `" + id + "`";
   if (!non_empty(descriptor.kind)) throw Error(DPT_INVALID_ARGUMENT, where + " names no kind");
+  refuse_control_characters(descriptor.kind, where + ": kind");
+  refuse_control_characters_in_params(descriptor, where);
   entry->kind = find_kind(descriptor.kind);
   if (entry->kind == nullptr) {
     throw Error(DPT_UNIMPLEMENTED, where + " has kind `" + descriptor.kind + "`, which this dopant (ABI " +
@@ -79,8 +107,8 @@ std::unique_ptr<PluginEntry> Registry::check_plugin(const dpt_plugin_descriptor*
   }
   entry->table_storage = widen_struct(table, entry->kind->table_size);
   entry->table = entry->table_storage.get();
-  if (table_create(entry->table) == nullptr || table_destroy(entry->table) == nullptr) {
-    throw Error(DPT_INVALID_ARGUMENT, where + ": kind table lacks create or destroy");
+  if (const char* slot = missing_required_slot(*entry->kind, entry->table)) {
+    throw Error(DPT_INVALID_ARGUMENT, where + ": " + entry->kind->slot + " table has no `" + slot + "`");
   }
   entry->schema.id = id;
   entry->schema.kind = descriptor.kind;

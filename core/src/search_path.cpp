@@ -34,27 +34,35 @@ std::string own_library_folder() {
 
 }  // namespace
 
-std::vector<std::string> plugin_search_path(const char* extra, bool skip_defaults) {
-  std::vector<std::string> folders;
-  append_list(extra, folders);
+std::vector<SearchFolder> plugin_search_path(const char* extra, bool skip_defaults) {
+  std::vector<std::string> named;
+  append_list(extra, named);
+  std::string own;
   if (!skip_defaults) {
-    append_list(std::getenv("DOPANT_PLUGIN_PATH"), folders);
-    const std::string own = own_library_folder();
-    if (!own.empty()) folders.push_back(own + "/dopant/plugins");
+    append_list(std::getenv("DOPANT_PLUGIN_PATH"), named);
+    own = own_library_folder();
   }
-  std::vector<std::string> unique;
-  for (const std::string& folder : folders) {
-    if (std::find(unique.begin(), unique.end(), folder) == unique.end()) unique.push_back(folder);
-  }
+  std::vector<SearchFolder> unique;
+  auto add = [&unique](const std::string& path, bool is_named) {
+    auto same = [&path](const SearchFolder& folder) { return folder.path == path; };
+    if (std::find_if(unique.begin(), unique.end(), same) == unique.end()) unique.push_back({path, is_named});
+  };
+  for (const std::string& folder : named) add(folder, true);
+  if (!own.empty()) add(own + "/dopant/plugins", false);
   return unique;
 }
 
-std::vector<std::string> plugin_files_in(const std::string& folder) {
+std::vector<std::string> plugin_files_in(const std::string& folder, std::string* problem) {
   std::vector<std::string> files;
   std::error_code error;
+  if (!std::filesystem::is_directory(folder, error)) {
+    *problem = folder + ": plugin folder " + (std::filesystem::exists(folder, error) ? "is not a folder" : "does not exist");
+    return files;
+  }
   for (const auto& item : std::filesystem::directory_iterator(folder, error)) {
     if (item.is_regular_file(error) && item.path().extension() == ".so") files.push_back(item.path().string());
   }
+  if (error) *problem = folder + ": cannot read plugin folder: " + error.message();
   std::sort(files.begin(), files.end());
   return files;
 }

@@ -9,11 +9,18 @@
 
 namespace dopant {
 
-// Folders in search order, without duplicates. `extra` is ':'-separated and may be NULL.
-std::vector<std::string> plugin_search_path(const char* extra, bool skip_defaults);
+// A folder of the search path. `named` folders were given by the embedder or in
+// DOPANT_PLUGIN_PATH, so a missing one is a load problem; the install dir may be absent.
+struct SearchFolder {
+  std::string path;
+  bool named;
+};
 
-// Plugin library files (*.so) directly inside `folder`, sorted by name; none when the
-// folder does not exist.
-std::vector<std::string> plugin_files_in(const std::string& folder);
+// Folders in search order, without duplicates. `extra` is ':'-separated and may be NULL.
+std::vector<SearchFolder> plugin_search_path(const char* extra, bool skip_defaults);
+
+// Plugin library files (*.so) directly inside `folder`, sorted by name. Sets `problem`
+// (and returns none) when the folder does not exist or cannot be read.
+std::vector<std::string> plugin_files_in(const std::string& folder, std::string* problem);
 
 }  // namespace dopant

@@ -4,6 +4,8 @@
 // runtime keeps working.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -114,6 +116,18 @@ TEST_F(LoaderTest, MissingFileIsRefusedNamingIt) {
   const Outcome loaded = load(path);
   ASSERT_NE(loaded.code, DPT_OK);
   EXPECT_NE(loaded.message.find(path), std::string::npos) << loaded.message;
+  EXPECT_NE(loaded.message.find("file not found"), std::string::npos) << loaded.message;
+}
+
+TEST_F(LoaderTest, EmptyLibraryIsRefusedWithTheTrueReasonNotFileNotFound) {
+  const std::string path = ::testing::TempDir() + "dopant-empty-library.so";
+  std::fclose(std::fopen(path.c_str(), "w"));
+  const Outcome loaded = load(path);
+  ASSERT_NE(loaded.code, DPT_OK);
+  EXPECT_NE(loaded.message.find(path), std::string::npos) << loaded.message;
+  EXPECT_EQ(loaded.message.find("file not found"), std::string::npos) << loaded.message;
+  EXPECT_NE(loaded.message.find("file too short"), std::string::npos) << loaded.message;
+  std::remove(path.c_str());
 }
 
 TEST_F(LoaderTest, FailingInitIsRefusedWithThePluginsMessage) {
@@ -138,6 +152,41 @@ TEST_F(LoaderTest, DuplicateIdIsRefusedNamingIdAndBothFiles) {
   const dpt_plugin_info* info = dpt_runtime_find_plugin(runtime_, DUPLICATE_PLUGIN_ID);
   ASSERT_NE(info, nullptr);
   EXPECT_EQ(std::string(info->library_path), first);
+}
+
+TEST_F(LoaderTest, NullRequiredSlotIsRefusedNamingTheSlot) {
+  for (const char* slot : {"step", "export_state"}) {
+    std::string file = std::string("dopant-test-no-") + slot + ".so";
+    std::replace(file.begin(), file.end(), '_', '-');
+    const Outcome loaded = load(test_plugin_path(file.c_str()));
+    ASSERT_NE(loaded.code, DPT_OK) << file;
+    EXPECT_NE(loaded.message.find(std::string("optimizer table has no `") + slot + "`"), std::string::npos)
+        << loaded.message;
+    EXPECT_NE(loaded.message.find(file), std::string::npos) << loaded.message;
+    EXPECT_EQ(dpt_runtime_find_plugin(runtime_, "test-missing-slot"), nullptr);
+  }
+}
+
+TEST_F(LoaderTest, IdWithControlCharactersIsRefusedAndShownEscaped) {
+  const Outcome loaded = load(test_plugin_path("dopant-test-control-char-name.so"));
+  ASSERT_NE(loaded.code, DPT_OK);
+  EXPECT_NE(loaded.message.find("plugin id `test-\\x1b[2J\\nid` holds a control character"), std::string::npos)
+      << loaded.message;
+  EXPECT_EQ(loaded.message.find('\x1b'), std::string::npos) << loaded.message;
+  EXPECT_EQ(dpt_runtime_plugin_count(runtime_), 0u);
+}
+
+TEST_F(LoaderTest, MissingPluginFolderIsALoadProblemNamingIt) {
+  const std::string folder = std::string(DOPANT_TEST_PLUGIN_DIR) + "/no-such-folder";
+  dpt_runtime_options options = DPT_RUNTIME_OPTIONS_INIT;
+  options.plugin_path = folder.c_str();
+  options.skip_default_paths = 1;
+  dpt_runtime* runtime = nullptr;
+  ASSERT_EQ(take(dpt_runtime_create(&options, &runtime)).code, DPT_OK);
+  ASSERT_EQ(dpt_runtime_load_problem_count(runtime), 1u);
+  const std::string problem = dpt_runtime_load_problem(runtime, 0);
+  EXPECT_NE(problem.find(folder + ": plugin folder does not exist"), std::string::npos) << problem;
+  dpt_runtime_destroy(runtime);
 }
 
 TEST_F(LoaderTest, StepErrorReachesTheCallerAndRuntimeKeepsWorking) {

@@ -31,6 +31,32 @@ TEST(CliPlugins, ListNamesEveryBuiltPluginWithItsKind) {
   EXPECT_NE(json.find("\"id\": \"c-sgd\", \"kind\": \"dopant.optimizer/1\""), std::string::npos) << json;
 }
 
+// Load problems reach stderr at the default log level, one line naming file and reason,
+// and the listing still exits 0 with the good plugins listed.
+TEST(CliPlugins, ListPrintsLoadProblemsOnStderrAndStillExitsZero) {
+  const std::string command = cli() + "--plugin-path '" + DOPANT_TEST_PLUGIN_DIR + "' plugins list";
+  const auto [out, status] = command_output(command + " 2>/dev/null");
+  ASSERT_EQ(status, 0) << out;
+  EXPECT_NE(out.find("c-sgd"), std::string::npos) << out;
+  EXPECT_EQ(out.find("dopant: skipped"), std::string::npos) << out;
+  const auto [err, err_status] = command_output(command + " 2>&1 >/dev/null");
+  EXPECT_EQ(err_status, 0) << err;
+  EXPECT_NE(err.find("dopant: skipped " + std::string(DOPANT_TEST_PLUGIN_DIR) +
+                     "/dopant-test-no-step.so: plugin `test-missing-slot`: optimizer table has no `step`\n"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("dopant: skipped " + std::string(DOPANT_TEST_PLUGIN_DIR) + "/dopant-test-wrong-major.so"),
+            std::string::npos)
+      << err;
+}
+
+TEST(CliPlugins, MissingPluginFolderIsReportedOnStderr) {
+  const auto [err, status] = command_output(cli() + "--plugin-path /nonexistent-dopant-folder plugins list 2>&1 >/dev/null");
+  EXPECT_EQ(status, 0) << err;
+  EXPECT_NE(err.find("dopant: skipped /nonexistent-dopant-folder: plugin folder does not exist"), std::string::npos)
+      << err;
+}
+
 TEST(CliPlugins, DescribeShowsEveryParameterWithTypeDefaultAndDoc) {
   dpt_runtime_options options{};
   options.struct_size = sizeof options;

@@ -30,6 +30,8 @@ typedef struct dpt_convert_request {
 /* Receives one tensor while reading. The view is valid only during the call. */
 typedef dpt_error* (*dpt_tensor_visitor)(void* context, const char* name, const DLTensor* value);
 
+/* Every slot is required, and the loader refuses a library whose table leaves one NULL,
+ * except the slots marked Optional (NULL there: the plugin does not provide it). */
 typedef struct dpt_checkpoint_draft {
   uint32_t struct_size;
   /* [control-thread] */

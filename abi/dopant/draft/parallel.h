@@ -42,6 +42,8 @@ typedef struct dpt_dispatch_result {
 } dpt_dispatch_result;
 #define DPT_DISPATCH_RESULT_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_dispatch_result, tokens_per_expert)
 
+/* Every slot is required, and the loader refuses a library whose table leaves one NULL,
+ * except the slots marked Optional (NULL there: the plugin does not provide it). */
 typedef struct dpt_parallel_draft {
   uint32_t struct_size;
   /* [control-thread] */

@@ -29,6 +29,8 @@ typedef struct dpt_route_args {
 } dpt_route_args;
 #define DPT_ROUTE_ARGS_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_route_args, weights)
 
+/* Every slot is required, and the loader refuses a library whose table leaves one NULL,
+ * except the slots marked Optional (NULL there: the plugin does not provide it). */
 typedef struct dpt_router_draft {
   uint32_t struct_size;
   /* [control-thread] */

@@ -39,6 +39,8 @@ typedef struct dpt_sandbox_result {
 } dpt_sandbox_result;
 #define DPT_SANDBOX_RESULT_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_sandbox_result, wall_ns)
 
+/* Every slot is required, and the loader refuses a library whose table leaves one NULL,
+ * except the slots marked Optional (NULL there: the plugin does not provide it). */
 typedef struct dpt_sandbox_draft {
   uint32_t struct_size;
   /* [control-thread] */

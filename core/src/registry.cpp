@@ -112,7 +112,15 @@ std::unique_ptr<PluginEntry> Registry::check_plugin(const dpt_plugin_descriptor*
   }
   entry->schema.id = id;
   entry->schema.kind = descriptor.kind;
-  entry->schema.params = parse_param_decls(descriptor.params, descriptor.param_count, id);
+  try {
+    entry->schema.params = parse_param_decls(descriptor.params, descriptor.param_count, id);
+  } catch (const Error& e) {  // one problem a line: each names the library file too
+    std::string lines = path + ": " + e.what();
+    for (size_t at = lines.find('\n'); at != std::string::npos; at = lines.find('\n', at + 1)) {
+      lines.insert(at + 1, path + ": ");
+    }
+    throw Error(e.code(), lines);
+  }
   entry->defaults = defaults_config(id, entry->schema.params);
   entry->library_path = path;
   entry->library_id = non_empty(library.id) ? library.id : path;

@@ -167,6 +167,44 @@ TEST_F(LoaderTest, NullRequiredSlotIsRefusedNamingTheSlot) {
   }
 }
 
+// Each broken build of plugins/junk_library.c is refused, naming what is wrong, and loads
+// nothing; build 0, the same library unbroken, loads.
+TEST_F(LoaderTest, EveryJunkLibraryIsRefusedSayingWhy) {
+  const char* const expected[] = {
+      "",  // 0: the control
+      "dpt_plugin_entry_v1 returned NULL",
+      "library struct_size 8 is too small",
+      "plugin descriptor struct_size 8 is smaller than the smallest released size 64",
+      "plugin `test-junk`: kind table struct_size 8 is smaller than the smallest released size 56",
+      "NULL plugin descriptor",
+      "plugin `test-junk` returns no table for its own kind `dopant.optimizer/1`",
+      "a plugin has no id",
+      "plugin `test-junk` names no kind",
+      "has kind `dopant.teleporter/1`, which this dopant (ABI 1.3) does not know",
+      "plugin id `test-junk` listed twice",
+      "parameter `lr` of `test-junk`: unknown type 77",
+      "parameter `lr` of `test-junk`: default `fast`: expected a finite number"};
+  for (int defect = 0; defect <= 12; ++defect) {
+    const std::string file = "dopant-test-junk-" + std::to_string(defect) + ".so";
+    dpt_runtime* runtime = nullptr;
+    dpt_runtime_options options = DPT_RUNTIME_OPTIONS_INIT;
+    options.skip_default_paths = 1;
+    ASSERT_EQ(dpt_runtime_create(&options, &runtime), nullptr);
+    dpt_error* error = dpt_runtime_load_library(runtime, test_plugin_path(file.c_str()).c_str());
+    const std::string message = error ? dpt_error_get_message(error) : "";
+    dpt_error_destroy(error);
+    if (defect == 0) {
+      EXPECT_EQ(message, "");
+      EXPECT_NE(dpt_runtime_find_plugin(runtime, "test-junk"), nullptr);
+    } else {
+      EXPECT_EQ(message.rfind(test_plugin_path(file.c_str()) + ": ", 0), 0u) << defect << ": " << message;
+      EXPECT_NE(message.find(expected[defect]), std::string::npos) << defect << ": " << message;
+      EXPECT_EQ(dpt_runtime_plugin_count(runtime), 0u) << defect;
+    }
+    dpt_runtime_destroy(runtime);
+  }
+}
+
 TEST_F(LoaderTest, IdWithControlCharactersIsRefusedAndShownEscaped) {
   const Outcome loaded = load(test_plugin_path("dopant-test-control-char-name.so"));
   ASSERT_NE(loaded.code, DPT_OK);

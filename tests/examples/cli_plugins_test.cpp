@@ -57,6 +57,24 @@ TEST(CliPlugins, MissingPluginFolderIsReportedOnStderr) {
       << err;
 }
 
+// A --plugin-path library declaring the built-in id `adamw`: the documented rule (first in
+// search order keeps the id) lets the stub win, and every command says so on stderr, naming
+// the refused built-in and the library that kept the id.
+TEST(CliPlugins, ADuplicateOfABuiltInIdIsReportedNamingBothLibraries) {
+  const std::string stub_first = std::string("'") + DOPANT_CLI + "' --plugin-path '" + DOPANT_STUB_PLUGIN_DIR +
+                                 "' --plugin-path '" + DOPANT_PLUGIN_BUILD_DIR + "' ";
+  const auto [err, status] = command_output(stub_first + "plugins list 2>&1 >/dev/null");
+  EXPECT_EQ(status, 0) << err;
+  const std::string builtin = std::string(DOPANT_PLUGIN_BUILD_DIR) + "/dopant-adamw.so";
+  EXPECT_NE(err.find("dopant: skipped " + builtin + ": duplicate plugin id `adamw`, already loaded from " +
+                     DOPANT_ADAMW_STUB),
+            std::string::npos)
+      << err;
+  const auto [described, described_status] = command_output(stub_first + "plugins describe adamw 2>/dev/null");
+  EXPECT_EQ(described_status, 0);
+  EXPECT_NE(described.find("an optimizer whose id two libraries declare"), std::string::npos) << described;
+}
+
 TEST(CliPlugins, DescribeShowsEveryParameterWithTypeDefaultAndDoc) {
   dpt_runtime_options options{};
   options.struct_size = sizeof options;

@@ -4,7 +4,9 @@
 
 #define INIT_FAILS_MESSAGE "test-init-fails: the fake accelerator is not present"
 #define STEP_FAILS_MESSAGE "test-step-fails: the step budget is spent"
+#ifndef DUPLICATE_PLUGIN_ID
 #define DUPLICATE_PLUGIN_ID "test-duplicate"
+#endif
 
 #include <stdint.h>
 

@@ -5,6 +5,8 @@
 #include "plan_command.hpp"
 #include "suite_command.hpp"
 
+#include <dopant/support/child_processes.hpp>
+
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -35,6 +37,7 @@ void print_usage() {
 
 int main(int argc, char** argv) {
   using namespace dopant::cli;
+  dopant::install_interrupt_cleanup();  // before any thread: see child_processes.hpp
   try {
     const Options options = parse_options(argc, argv);
     if (options.words.empty()) return dopant::suite::command_suite({}, "/proc/self/exe", options.plugin_paths);

@@ -1,6 +1,5 @@
-// Running an A/B session: the schedule, the progress line, the child process with a
-// deadline, the fresh-process and in-process backends, and the collection and comparison
-// of the samples.
+// Running an A/B session: the schedule, the progress line, the fresh-process and
+// in-process backends, and the collection and comparison of the samples.
 
 #include "session.hpp"
 
@@ -8,10 +7,7 @@
 #include "repetition.hpp"
 #include "workloads.hpp"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <dopant/support/c_api_errors.hpp>
@@ -28,8 +24,6 @@
 #include <iterator>
 #include <stdexcept>
 #include <thread>
-
-extern char** environ;
 
 namespace dopant::ab {
 
@@ -67,72 +61,6 @@ void ProgressLine::clear() {
 }
 
 bool stderr_is_terminal() { return isatty(STDERR_FILENO) == 1; }
-
-// posix_spawn with a deadline: poll waitpid, SIGKILL the child's process group when late.
-
-namespace {
-
-// posix_spawn's attributes and file actions, released on every path.
-struct SpawnSetup {
-  posix_spawn_file_actions_t actions;
-  posix_spawnattr_t attributes;
-  SpawnSetup() {
-    posix_spawn_file_actions_init(&actions);
-    posix_spawnattr_init(&attributes);
-  }
-  ~SpawnSetup() {
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attributes);
-  }
-  SpawnSetup(const SpawnSetup&) = delete;
-  SpawnSetup& operator=(const SpawnSetup&) = delete;
-};
-
-ChildOutcome outcome_of(int status) {
-  ChildOutcome outcome;
-  if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) outcome.signal = WTERMSIG(status);
-  return outcome;
-}
-
-}  // namespace
-
-ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_seconds, const std::string& stderr_path) {
-  SpawnSetup setup;
-  posix_spawn_file_actions_addopen(&setup.actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&setup.actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&setup.actions, STDERR_FILENO, stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0600);
-  posix_spawnattr_setflags(&setup.attributes, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&setup.attributes, 0);
-
-  std::vector<char*> args;
-  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, args[0], &setup.actions, &setup.attributes, args.data(), environ);
-  if (spawned != 0) throw std::runtime_error("cannot start `" + argv[0] + "`: " + std::strerror(spawned));
-
-  using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_seconds);
-  auto pause = std::chrono::microseconds(200);
-  while (true) {
-    int status = 0;
-    const pid_t done = waitpid(pid, &status, WNOHANG);
-    if (done == pid) return outcome_of(status);
-    if (done < 0 && errno != EINTR) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
-    if (timeout_seconds > 0 && Clock::now() >= deadline) {
-      kill(-pid, SIGKILL);
-      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-      }
-      ChildOutcome outcome = outcome_of(status);
-      outcome.timed_out = true;
-      return outcome;
-    }
-    std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::microseconds(20000));
-  }
-}
 
 std::string signal_name(int signal) {
   const char* abbreviation = sigabbrev_np(signal);  // "SEGV", or NULL for an unknown number
@@ -210,20 +138,14 @@ ProcessBackend::ProcessBackend(std::string dopant_executable, std::vector<std::s
     : executable_(std::move(dopant_executable)),
       plugin_paths_(std::move(plugin_paths)),
       config_file_(std::move(config_file)),
-      timeout_seconds_(timeout_seconds) {
-  std::string pattern = (std::filesystem::temp_directory_path() / "dopant-ab-XXXXXX").string();
-  if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot make a temporary folder in " + pattern);
-  folder_ = pattern;
-}
+      timeout_seconds_(timeout_seconds),
+      folder_("dopant-ab") {}
 
-ProcessBackend::~ProcessBackend() {
-  std::error_code ignored;
-  std::filesystem::remove_all(folder_, ignored);
-}
+ProcessBackend::~ProcessBackend() = default;
 
 RunOutput ProcessBackend::run(const std::string& variant) {
-  const std::string json_path = folder_ + "/run.json";
-  const std::string stderr_path = folder_ + "/stderr.txt";
+  const std::string json_path = folder_.path() + "/run.json";
+  const std::string stderr_path = folder_.path() + "/stderr.txt";
   std::filesystem::remove(json_path);
   std::vector<std::string> argv{executable_};
   for (const std::string& path : plugin_paths_) {

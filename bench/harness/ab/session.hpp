@@ -8,6 +8,7 @@
 #include "workloads.hpp"
 
 #include <dopant/runtime.h>
+#include <dopant/support/child_processes.hpp>
 
 #include <cstddef>
 #include <string>
@@ -63,18 +64,8 @@ class RunBackend {
   virtual RunOutput run(const std::string& variant) = 0;
 };
 
-// Runs a program to completion in its own process group, with stdin and stdout on
-// /dev/null and stderr captured to a file, killing the whole group past a deadline.
-
-struct ChildOutcome {
-  bool timed_out = false;  // killed at the deadline
-  int exit_code = -1;      // when it exited normally, else -1
-  int signal = 0;          // the signal that ended it, else 0
-};
-
-// argv[0] is the program's path. timeout_seconds <= 0 waits forever. Throws
-// std::runtime_error when the program cannot be started.
-ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_seconds, const std::string& stderr_path);
+// Children run through dopant::run_child (dopant/support/child_processes.hpp): their own
+// process group, a deadline, and cleanup on interrupts.
 
 // "SIGSEGV" for 11; "signal N" for a number without a name.
 std::string signal_name(int signal);
@@ -115,7 +106,7 @@ class ProcessBackend : public RunBackend {
   std::vector<std::string> plugin_paths_;
   std::string config_file_;
   double timeout_seconds_;
-  std::string folder_;
+  TemporaryFolder folder_;
 };
 
 // A runtime with the plugins and built-in workloads loaded, and a run file validated

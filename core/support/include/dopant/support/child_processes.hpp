@@ -1,0 +1,55 @@
+// Child processes and temporary folders that never outlive dopant, whether it ends by
+// returning, by an exception, or by SIGINT, SIGTERM or SIGHUP.
+//
+// install_interrupt_cleanup(), called first thing in main() before any thread starts,
+// blocks those three signals in every thread and starts one thread that waits for them
+// with sigwait. When one arrives, that thread kills the whole process group of every child
+// still running, removes every temporary folder still registered, and ends dopant by the
+// same signal, so the shell sees the usual status (130 for Ctrl-C). The cleanup runs on an
+// ordinary thread, not in a signal handler, so it may take the registry's lock and walk
+// folders; the registry's lock also makes starting a child and registering it one step,
+// so no child can be started unseen by a cleanup already under way.
+//
+// On every other path the owners clean up: run_child kills and reaps its child's group
+// before it returns or throws, and TemporaryFolder removes its folder when destroyed.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace dopant {
+
+// Blocks SIGINT, SIGTERM and SIGHUP and starts the thread that cleans up when one comes.
+// Call once, before any other thread exists. Without it, children and temporary folders
+// are still cleaned up on returns and exceptions, only not on those signals.
+void install_interrupt_cleanup();
+
+// A fresh folder under the system's temporary directory ("PREFIX-XXXXXX"), removed with its
+// contents when destroyed or when dopant is interrupted. Throws std::runtime_error when it
+// cannot be made.
+class TemporaryFolder {
+ public:
+  explicit TemporaryFolder(const std::string& prefix);
+  ~TemporaryFolder();
+  TemporaryFolder(const TemporaryFolder&) = delete;
+  TemporaryFolder& operator=(const TemporaryFolder&) = delete;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+struct ChildOutcome {
+  bool timed_out = false;  // killed at the deadline
+  int exit_code = -1;      // when it exited normally, else -1
+  int signal = 0;          // the signal that ended it, else 0
+};
+
+// Runs argv[0] (a path) to completion in its own process group, with stdin and stdout on
+// /dev/null and stderr written to `stderr_path`, killing the whole group past the deadline
+// (timeout_seconds <= 0 waits forever). The group is registered for the interrupt cleanup
+// while it runs. Throws std::runtime_error when the program cannot be started.
+ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_seconds, const std::string& stderr_path);
+
+}  // namespace dopant

@@ -6,12 +6,13 @@
 #include "repetition.hpp"
 
 #include <dopant/support/json_text.hpp>
+#include <dopant/support/output_files.hpp>
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -74,36 +75,30 @@ std::optional<RepetitionFailure> run_once(dpt_runtime* runtime, const dpt_run_co
   return repetition.failure;
 }
 
-void write_json(const std::string& path, const std::string& file, const std::string& workload,
-                const std::string& variant, const std::vector<std::string>& order,
-                const std::map<std::string, MetricSeries>& series, const std::optional<RepetitionFailure>& failure) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary);
-    if (!out) throw std::runtime_error("--json: cannot write `" + path + "`");
-    out << "{\n  \"dopant_version\": " << json_string(dpt_version()) << ",\n  \"config\": " << json_string(file)
-        << ",\n  \"workload\": " << json_string(workload) << ",\n  \"variant\": " << json_string(variant)
-        << ",\n  \"metrics\": [";
-    for (size_t i = 0; i < order.size(); ++i) {
-      const MetricSeries& s = series.at(order[i]);
-      out << (i ? "," : "") << "\n    {\"name\": " << json_string(order[i]) << ", \"unit\": " << json_string(s.unit)
-          << ", \"better\": " << json_string(s.better == DPT_BETTER_HIGHER ? "higher" : "lower")
-          << ", \"median\": " << json_number(median(s.values)) << ", \"values\": [";
-      for (size_t j = 0; j < s.values.size(); ++j) out << (j ? ", " : "") << json_number(s.values[j]);
-      out << "]}";
-    }
-    out << "\n  ]";
-    if (failure) {
-      out << ",\n  \"error\": {\"code\": " << json_string(failure->code) << ", \"message\": " << json_string(failure->message)
-          << "}";
-    }
-    out << "\n}\n";
-    if (!out.flush()) throw std::runtime_error("--json: cannot write `" + path + "`");
+// The --json report of the run: the metrics in the order first reported, their values, and
+// the failure of the last repetition when it failed.
+std::string json_report(const std::string& file, const std::string& workload, const std::string& variant,
+                        const std::vector<std::string>& order, const std::map<std::string, MetricSeries>& series,
+                        const std::optional<RepetitionFailure>& failure) {
+  std::ostringstream out;
+  out << "{\n  \"dopant_version\": " << json_string(dpt_version()) << ",\n  \"config\": " << json_string(file)
+      << ",\n  \"workload\": " << json_string(workload) << ",\n  \"variant\": " << json_string(variant)
+      << ",\n  \"metrics\": [";
+  for (size_t i = 0; i < order.size(); ++i) {
+    const MetricSeries& s = series.at(order[i]);
+    out << (i ? "," : "") << "\n    {\"name\": " << json_string(order[i]) << ", \"unit\": " << json_string(s.unit)
+        << ", \"better\": " << json_string(s.better == DPT_BETTER_HIGHER ? "higher" : "lower")
+        << ", \"median\": " << json_number(median(s.values)) << ", \"values\": [";
+    for (size_t j = 0; j < s.values.size(); ++j) out << (j ? ", " : "") << json_number(s.values[j]);
+    out << "]}";
   }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::remove(temporary.c_str());
-    throw std::runtime_error("--json: cannot write `" + path + "`");
+  out << "\n  ]";
+  if (failure) {
+    out << ",\n  \"error\": {\"code\": " << json_string(failure->code) << ", \"message\": " << json_string(failure->message)
+        << "}";
   }
+  out << "\n}\n";
+  return out.str();
 }
 
 }  // namespace
@@ -118,6 +113,7 @@ int command_run(const Options& options) {
   }
   const uint32_t repetitions_override = repetitions_text ? parse_count("--repetitions", *repetitions_text) : 0;
   const std::string file = words[0];
+  if (json_path) check_outputs({{"--json", *json_path, ""}}, {file});  // before any repetition
 
   Runtime runtime(options);
   dpt_run_config* config = nullptr;
@@ -153,7 +149,9 @@ int command_run(const Options& options) {
     for (double value : s.values) samples += (samples.empty() ? "" : " ") + json_number(value);
     std::printf("  %-24s %14.6g %-6s %s\n", metric.c_str(), median(s.values), s.unit.c_str(), samples.c_str());
   }
-  if (json_path) write_json(*json_path, file, workload->decl->name, name, order, series, failure);
+  if (json_path) {
+    write_outputs({{"--json", *json_path, json_report(file, workload->decl->name, name, order, series, failure)}}, {file});
+  }
   if (failure) throw std::runtime_error(failure->message + " [" + failure->code + "]");
   return 0;
 }

@@ -3,7 +3,7 @@
 // the failures and the pairs not compared; CSV and Markdown have a row per comparison and
 // per pair not compared; every format lists the failed runs; the table names every metric;
 // the SVG is well-formed XML (own checker, and xmllint when installed) with one panel per
-// metric and one point per sample. Output files are all-or-nothing.
+// metric and one point per sample.
 #include "session.hpp"
 #include "reports.hpp"
 #include "json_value.hpp"
@@ -259,23 +259,6 @@ TEST(Reports, SvgPassesXmllint) {
   const int status = std::system(("'" + xmllint + "' --noout '" + file.string() + "'").c_str());
   fs::remove(file);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-}
-
-TEST(AtomicFiles, AllOrNothing) {
-  const fs::path folder = fs::path(::testing::TempDir()) / ("dopant-ab-atomic-" + std::to_string(getpid()));
-  fs::remove_all(folder);
-  fs::create_directories(folder);
-  const std::string good = (folder / "out.json").string();
-  EXPECT_THROW(write_files_atomically({{good, "{}"}, {(folder / "missing" / "out.svg").string(), "<svg/>"}}),
-               std::runtime_error);
-  EXPECT_TRUE(fs::is_empty(folder)) << "a partial output or temporary file was left";
-  write_files_atomically({{good, "{}"}, {(folder / "out.csv").string(), "a\n"}});
-  std::ifstream in(good);
-  std::string content;
-  std::getline(in, content);
-  EXPECT_EQ(content, "{}");
-  EXPECT_EQ(std::distance(fs::directory_iterator(folder), fs::directory_iterator()), 2);
-  fs::remove_all(folder);
 }
 
 TEST(JsonValue, ParsesAndRejects) {

@@ -14,6 +14,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 namespace {
@@ -40,6 +41,11 @@ class CliHostileInput : public ::testing::Test {
   // Runs `arguments` through the CLI with stderr folded into the output.
   static std::pair<std::string, int> run(const std::string& arguments) {
     return command_output(cli() + arguments + " 2>&1");
+  }
+
+  static std::string read_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
 
   fs::path folder_;
@@ -131,6 +137,65 @@ TEST_F(CliHostileInput, AnEndlessDeviceAsConfigIsRefusedAtTheBound) {
     EXPECT_NE(text.find(zero + ": cannot read file: larger than 4 MiB, the most dopant reads"), std::string::npos)
         << command << "\n" << text;
   }
+}
+
+// A small c-sgd run with a variant, so `run` and `ab` both accept it.
+const char* const kSmallRun = R"([run]
+workload = "optimizer-step"
+repetitions = 1
+[workload]
+params = 1000
+tensors = 2
+steps = 1
+[optimizer]
+plugin = "c-sgd"
+[variants.other.optimizer]
+plugin = "c-sgd"
+lr = 0.02
+)";
+
+TEST_F(CliHostileInput, OutputPathsAreCheckedBeforeAnyRunAndNothingIsLost) {
+  const std::string config = write_file("run.toml", kSmallRun);
+  const std::string folder = (folder_ / "out").string();
+  fs::create_directory(folder);
+  const std::string good = (folder_ / "good.json").string();
+  const struct {
+    std::string arguments;
+    std::string message;
+  } refused[] = {
+      {"run '" + config + "' --json '" + config + "'",
+       "--json " + config + ": is the input " + config + "; it would be overwritten"},
+      {"run '" + config + "' --json '" + folder + "'", "--json " + folder + ": is a folder"},
+      {"ab '" + config + "' --repetitions 2 --json '" + folder + "'", "--json " + folder + ": is a folder"},
+      {"ab '" + config + "' --repetitions 2 --json '" + good + "' --svg '" + folder + "/missing/x.svg'",
+       "--svg " + folder + "/missing/x.svg: folder " + folder + "/missing does not exist"},
+      {"ab '" + config + "' --repetitions 2 --json '" + good + "' --csv '" + good + "'",
+       "--csv " + good + ": is the same file as --json " + good},
+  };
+  for (const auto& bad : refused) {
+    const auto [text, status] = run(bad.arguments);
+    EXPECT_EQ(status, 1) << bad.arguments << "\n" << text;
+    EXPECT_EQ(text, "dopant: error: " + bad.message + "\n") << "refused after running, or not at all: " << bad.arguments;
+  }
+  EXPECT_EQ(read_text(config), kSmallRun) << "the config was overwritten";
+  EXPECT_FALSE(fs::exists(good)) << "one report was written although another path was bad";
+  EXPECT_TRUE(fs::is_empty(folder));
+}
+
+TEST_F(CliHostileInput, ADeviceAsReportPathIsWrittenThroughNotReplaced) {
+  const std::string config = write_file("run.toml", kSmallRun);
+  const std::string null = (folder_ / "null").string();
+  if (mknod(null.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0) GTEST_SKIP() << "mknod needs root";
+  const auto [text, status] = run("run '" + config + "' --json '" + null + "'");
+  EXPECT_EQ(status, 0) << text;
+  struct stat info {};
+  ASSERT_EQ(lstat(null.c_str(), &info), 0);
+  EXPECT_TRUE(S_ISCHR(info.st_mode)) << "the device node became a regular file";
+  const std::string full = (folder_ / "full").string();
+  ASSERT_EQ(mknod(full.c_str(), S_IFCHR | 0666, makedev(1, 7)), 0);
+  const auto [full_text, full_status] = run("run '" + config + "' --json '" + full + "'");
+  EXPECT_EQ(full_status, 1) << full_text;
+  EXPECT_NE(full_text.find("--json " + full + ": write failed: No space left on device"), std::string::npos) << full_text;
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include "reports.hpp"
 #include "session.hpp"
 
+#include <dopant/support/output_files.hpp>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -109,8 +111,21 @@ AbOptions parse_ab_options(const std::vector<std::string>& args) {
   return options;
 }
 
-// `dopant ab`: validate the run file, run the interleaved session through the chosen
-// backend, compare, then print the table and write every requested report at once.
+// The requested reports, rendered from `result` (nullptr: paths only, for the check).
+std::vector<OutputFile> report_files(const AbOptions& options, const AbResult* result) {
+  std::vector<OutputFile> files;
+  const auto add = [&](const char* option, const std::optional<std::string>& path, std::string (*render)(const AbResult&)) {
+    if (path) files.push_back({option, *path, result ? render(*result) : std::string()});
+  };
+  add("--json", options.json_path, render_json);
+  add("--csv", options.csv_path, render_csv);
+  add("--markdown", options.markdown_path, render_markdown);
+  add("--svg", options.svg_path, render_svg);
+  return files;
+}
+
+// `dopant ab`: check every report path, validate the run file, run the interleaved session
+// through the chosen backend, compare, then print the table and write every report at once.
 
 int command_ab(const std::vector<std::string>& args, const std::string& self_executable,
                const std::vector<std::string>& plugin_paths) {
@@ -119,6 +134,7 @@ int command_ab(const std::vector<std::string>& args, const std::string& self_exe
     std::fputs(kAbUsage, stdout);
     return 0;
   }
+  check_outputs(report_files(options, nullptr), {options.config_file});  // before any run
   const LoadedConfig loaded(options.config_file, plugin_paths);
   const std::vector<std::string> variants = loaded.variant_names();
   if (variants.size() < 2) {
@@ -139,13 +155,9 @@ int command_ab(const std::vector<std::string>& args, const std::string& self_exe
   result.samples = collect_samples(*backend, options.config_file, variants, options.settings, progress);
   result.metrics = compare_all(result.samples, options.settings.compare);
 
-  std::vector<OutputFile> outputs;
-  if (options.json_path) outputs.push_back({*options.json_path, render_json(result)});
-  if (options.csv_path) outputs.push_back({*options.csv_path, render_csv(result)});
-  if (options.markdown_path) outputs.push_back({*options.markdown_path, render_markdown(result)});
-  if (options.svg_path) outputs.push_back({*options.svg_path, render_svg(result)});
-  write_files_atomically(outputs);
-  std::fputs(render_table(result).c_str(), stdout);
+  std::fputs(render_table(result).c_str(), stdout);  // first: a failed write keeps the table
+  std::fflush(stdout);
+  write_outputs(report_files(options, &result), {options.config_file});
   return 0;
 }
 

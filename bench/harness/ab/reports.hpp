@@ -1,6 +1,6 @@
 // The reports of an A/B session: the summary of failed runs per configuration, the text
-// cells the formats share, the renderers (terminal table, CSV, JSON, Markdown, SVG) and
-// writing every report file at once.
+// cells the formats share and the renderers (terminal table, CSV, JSON, Markdown, SVG).
+// The files are written by dopant/support/output_files.hpp.
 #pragma once
 
 #include "ab_data.hpp"
@@ -81,17 +81,5 @@ std::string render_json(const AbResult& result);
 std::string render_csv(const AbResult& result);
 std::string render_markdown(const AbResult& result);
 std::string render_svg(const AbResult& result);
-
-// Writes a set of output files all or nothing: every content goes to a temporary file
-// beside its destination first, and only when all are written are they renamed into place.
-
-struct OutputFile {
-  std::string path;
-  std::string content;
-};
-
-// Throws std::runtime_error naming the path that could not be written; temporary files are
-// removed on every error path.
-void write_files_atomically(const std::vector<OutputFile>& files);
 
 }  // namespace dopant::ab

@@ -5,10 +5,10 @@
 #include "plan_input_toml.hpp"
 
 #include <dopant/support/json_text.hpp>
+#include <dopant/support/output_files.hpp>
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -227,6 +227,7 @@ std::optional<MemoryArgs> parse_memory_args(const std::vector<std::string>& args
 
 int run_memory(const MemoryArgs& args) {
   try {
+    if (args.json) check_outputs({{"--json", *args.json, ""}}, {args.file});
     const PlanInput input = load_plan_input(args.file);
     std::string table, json;
     try {
@@ -237,17 +238,12 @@ int run_memory(const MemoryArgs& args) {
       fail_too_large(input);
     }
     std::fputs(table.c_str(), stdout);
-    if (args.json) {
-      std::ofstream out(*args.json, std::ios::binary);
-      out << json;
-      out.close();
-      if (!out) {
-        std::fprintf(stderr, "dopant plan: cannot write %s\n", args.json->c_str());
-        return 1;
-      }
-    }
+    if (args.json) write_outputs({{"--json", *args.json, json}}, {args.file});
     return 0;
   } catch (const PlanError& error) {
+    std::fprintf(stderr, "dopant plan: %s\n", error.what());
+    return 1;
+  } catch (const OutputError& error) {
     std::fprintf(stderr, "dopant plan: %s\n", error.what());
     return 1;
   }

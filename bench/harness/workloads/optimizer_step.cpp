@@ -6,17 +6,15 @@
 // runs `steps` steps. Metrics: step_time (median over steps), peak_device_bytes and
 // params_per_second; after an out-of-memory failure only peak_device_bytes, as the bytes
 // the run asked for at its peak. With `output` set, the final parameters are written as
-// little-endian fp32 in tensor order, through a temporary file renamed into place.
+// little-endian fp32 in tensor order, written as every output file is (output_files.hpp).
 #include "optimizer_step.hpp"
 
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <memory>
 #include <string>
@@ -25,6 +23,7 @@
 #include "synthetic.hpp"
 
 #include <dopant/sdk/float16.hpp>
+#include <dopant/support/output_files.hpp>
 
 namespace dopant::workloads {
 namespace {
@@ -94,6 +93,13 @@ Settings read_settings(const dpt_host* host, const dpt_config* config) {
   settings.steps = static_cast<uint32_t>(steps);
   settings.seed = static_cast<uint64_t>(seed);
   settings.output = output;
+  if (!settings.output.empty()) {  // before any step: a bad path costs nothing
+    try {
+      check_outputs({{"output", settings.output, ""}});
+    } catch (const OutputError& error) {
+      fail(host, DPT_INVALID_ARGUMENT, error.what());
+    }
+  }
   const std::string dtype_name = dtype;
   settings.dtype = dtype_name == "bf16" ? Dtype::Bf16 : dtype_name == "fp16" ? Dtype::Fp16
                                                                             : Dtype::Fp32;
@@ -279,29 +285,18 @@ double median(std::vector<double> values) {
   return values.size() % 2 == 1 ? values[middle] : 0.5 * (values[middle - 1] + values[middle]);
 }
 
-// Little-endian fp32 to `path`, through a temporary file in the same folder.
+// Little-endian fp32 to `path`, the way every output file is written (output_files.hpp).
 void write_params(const dpt_host* host, const std::string& path, const std::vector<float>& values) {
-  const std::string temporary = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-    std::vector<char> bytes(4 * values.size());
-    for (size_t i = 0; i < values.size(); ++i) {
-      uint32_t bits = 0;
-      std::memcpy(&bits, &values[i], 4);
-      for (size_t b = 0; b < 4; ++b)
-        bytes[4 * i + b] = static_cast<char>((bits >> (8 * b)) & 0xffu);
-    }
-    file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    file.close();
-    if (!file) {
-      std::remove(temporary.c_str());
-      fail(host, DPT_UNAVAILABLE, "cannot write `" + temporary + "`");
-    }
+  std::string bytes(4 * values.size(), '\0');
+  for (size_t i = 0; i < values.size(); ++i) {
+    uint32_t bits = 0;
+    std::memcpy(&bits, &values[i], 4);
+    for (size_t b = 0; b < 4; ++b) bytes[4 * i + b] = static_cast<char>((bits >> (8 * b)) & 0xffu);
   }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
-    std::remove(temporary.c_str());
-    fail(host, DPT_UNAVAILABLE, "cannot rename `" + temporary + "` to `" + path + "`: " + reason);
+  try {
+    write_outputs({{"output", path, std::move(bytes)}});
+  } catch (const OutputError& error) {
+    fail(host, DPT_UNAVAILABLE, error.what());
   }
 }
 

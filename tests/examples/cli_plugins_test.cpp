@@ -75,6 +75,16 @@ TEST(CliPlugins, ADuplicateOfABuiltInIdIsReportedNamingBothLibraries) {
   EXPECT_NE(described.find("an optimizer whose id two libraries declare"), std::string::npos) << described;
 }
 
+// `dopant check` on a library whose table lacks export_state used to segfault inside the
+// conformance kit; the loader now refuses it, and check says why and fails.
+TEST(CliPlugins, CheckOnALibraryWithoutARequiredSlotFailsSayingWhich) {
+  const std::string library = std::string(DOPANT_TEST_PLUGIN_DIR) + "/dopant-test-no-export-state.so";
+  const auto [out, status] = command_output(cli() + "check '" + library + "' 2>&1");
+  EXPECT_NE(status, 0) << out;
+  EXPECT_NE(out.find(library + ": plugin `test-missing-slot`: optimizer table has no `export_state`"), std::string::npos)
+      << out;
+}
+
 TEST(CliPlugins, DescribeShowsEveryParameterWithTypeDefaultAndDoc) {
   dpt_runtime_options options{};
   options.struct_size = sizeof options;

@@ -114,6 +114,20 @@ TEST(FailedRuns, TwoValuesASideCanStillChangeTheVerdict) {
   EXPECT_EQ(two_values.verdict, Verdict::improved);
 }
 
+// A plugin's failure message with ESC and a newline (clear-screen, a fake table row) stays
+// one escaped line in the table, the Markdown and the SVG, which stays well-formed XML.
+TEST(FailedRuns, AMessageWithControlCharactersCannotBreakAReport) {
+  AbResult result;
+  result.samples = samples_with_failures();
+  result.samples.runs[3].failure = RunFailure{"invalid argument", "bad\x1b[2J\n| fake | row |"};
+  result.metrics = compare_all(result.samples, result.settings.compare);
+  for (const std::string& report : {render_table(result), render_markdown(result), render_svg(result)}) {
+    EXPECT_EQ(report.find('\x1b'), std::string::npos) << report;
+    EXPECT_EQ(report.find("\n| fake"), std::string::npos) << report;
+    EXPECT_NE(report.find("bad\\x1b[2J\\n"), std::string::npos) << report;
+  }
+}
+
 TEST(FailedRuns, ANoteWrapsAtWordsWithinTheWidth) {
   const std::string text = "base: failed 3/3 runs: out of memory: requested 805306368 bytes, ×2 over the limit";
   const std::vector<std::string> lines = wrap_words(text, 24);

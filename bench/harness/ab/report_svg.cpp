@@ -7,6 +7,8 @@
 #include "reports.hpp"
 #include "statistics.hpp"
 
+#include <dopant/support/text.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -25,9 +27,10 @@ constexpr double kPlotTop = 50;     // within a panel
 constexpr double kPlotBottom = 230;  // within a panel
 const char* const kColors[] = {"#4c78a8", "#f58518", "#54a24b", "#e45756", "#b279a2", "#9d755d"};
 
+// Control characters, which XML 1.0 forbids, become one_line's escapes first.
 std::string xml_escape(const std::string& text) {
   std::string out;
-  for (const char c : text) {
+  for (const char c : one_line(text)) {
     switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;

@@ -9,6 +9,7 @@
 
 #include <dopant/runtime.h>
 #include <dopant/support/json_text.hpp>
+#include <dopant/support/text.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -89,7 +90,7 @@ std::string short_number(double value) {
 
 std::string session_summary(const AbResult& result) {
   const AbSettings& s = result.settings;
-  std::string text = result.samples.config_file + ": workload " + result.samples.workload + "; " +
+  std::string text = one_line(result.samples.config_file) + ": workload " + one_line(result.samples.workload) + "; " +
                      std::to_string(s.repetitions) + " repetitions per configuration (+" + std::to_string(s.warmups) +
                      " warm-up" + (s.warmups == 1 ? "" : "s") + "), interleaved; " +
                      (s.fresh_processes ? "fresh process per run" : "in process") + "; ";
@@ -110,19 +111,19 @@ std::vector<std::vector<std::string>> comparison_cells(const AbResult& result) {
   rows.push_back({"metric", "unit", "better", "variant", "base median ± MAD", "variant median ± MAD",
                   "ratio [95% CI]", "p", "verdict"});
   for (const MetricResult& metric : result.metrics) {
-    const std::vector<std::string> info{metric.info.name, metric.info.unit,
+    const std::vector<std::string> info{one_line(metric.info.name), one_line(metric.info.unit),
                                         metric.info.higher_is_better ? "higher" : "lower"};
     const auto add_row = [&](std::vector<std::string> cells) {
       cells.insert(cells.begin(), info.begin(), info.end());
       rows.push_back(std::move(cells));
     };
     for (const Comparison& c : metric.comparisons) {
-      add_row({c.variant, side_cell(c.base), side_cell(c.candidate),
+      add_row({one_line(c.variant), side_cell(c.base), side_cell(c.candidate),
                short_number(c.ratio.ratio) + " [" + short_number(c.ratio.low) + ", " + short_number(c.ratio.high) + "]",
                short_number(c.test.p), verdict_name(c.verdict)});
     }
     for (const OneSided& pair : metric.not_compared) {
-      add_row({pair.variant, side_cell(pair.base), side_cell(pair.candidate), "n/a", "n/a", kNotCompared});
+      add_row({one_line(pair.variant), side_cell(pair.base), side_cell(pair.candidate), "n/a", "n/a", kNotCompared});
     }
   }
   return rows;
@@ -146,7 +147,8 @@ std::string failure_text(const FailureSummary& summary) {
   text += ": ";
   size_t item = 0;
   for (const RunFailure& failure : summary.first_of_each_code) {
-    text += (item++ ? "; " : "") + failure.code + ": " + failure.message;
+    // A plugin's message may hold anything: one line, so no report breaks on it.
+    text += (item++ ? "; " : "") + one_line(failure.code) + ": " + one_line(failure.message);
   }
   for (const UnreportedRun& run : summary.unreported) text += (item++ ? "; " : "") + unreported_text(run);
   return text;
@@ -155,7 +157,7 @@ std::string failure_text(const FailureSummary& summary) {
 std::vector<std::string> failure_lines(const AbResult& result) {
   std::vector<std::string> lines;
   for (const FailureSummary& summary : configurations_with_failures(result.samples)) {
-    lines.push_back(summary.variant + ": " + failure_text(summary));
+    lines.push_back(one_line(summary.variant) + ": " + failure_text(summary));
   }
   return lines;
 }

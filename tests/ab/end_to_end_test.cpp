@@ -4,7 +4,8 @@
 // checks that the JSON holds every metric of the workload, the samples and the order of
 // runs, and that the SVG is well-formed. A variant whose workload fails is a result in both
 // backends, and so are a crash and a run killed at --timeout (carried out by the fake
-// dopant), named with the signal and the repetition in every report. The shipped examples run as their header comments say: SGD vs Lion,
+// dopant, and a crash once more by a real plugin that dies of SIGSEGV), named with the signal
+// and the repetition in every report. The shipped examples run as their header comments say: SGD vs Lion,
 // and adamw out of memory vs adamw-chunked-offload fitting under a device memory limit.
 #include "ab_command.hpp"
 #include "json_value.hpp"
@@ -194,6 +195,33 @@ TEST_F(AbEndToEnd, CrashedAndTimedOutVariantsAreResultsInEveryReport) {
   EXPECT_EQ(testing::xml_problem(svg), "");
   EXPECT_NE(svg.find("crashed in repetition 1 (SIGSEGV, signal 11)"), std::string::npos) << svg;
   EXPECT_NE(svg.find("timed out in repetition 2"), std::string::npos) << svg;
+}
+
+// The same, with nothing faked: the real dopant runs a real plugin whose step dies of SIGSEGV
+// in variant "segfault". The base and the other variant are measured; the crashed variant is
+// a result with its signal and repetitions, and the JSON and SVG are both written.
+TEST_F(AbEndToEnd, APluginThatSegfaultsIsACrashedVariantWithReports) {
+  std::ofstream(config_, std::ios::app) << "\n[variants.segfault.optimizer]\nplugin = \"test-segfault\"\nlr = 0.01\n";
+  EXPECT_EQ(command_ab({config_, "--repetitions", "2", "--warmup", "0", "--json", (folder_ / "out.json").string(),
+                        "--svg", (folder_ / "out.svg").string()},
+                       DOPANT_CLI, {DOPANT_PLUGIN_BUILD_DIR, DOPANT_CRASH_PLUGIN_DIR}),
+            0);
+  const JsonValue json = parse_json(read_text(folder_ / "out.json"));
+  const JsonValue& crashed = json.at("failures").at("segfault");
+  EXPECT_EQ(crashed.at("count").number(), 2);
+  ASSERT_EQ(crashed.at("unreported").array().size(), 2u);
+  for (size_t repetition = 0; repetition < 2; ++repetition) {
+    const JsonValue& run = crashed.at("unreported").array()[repetition];
+    EXPECT_EQ(run.at("code").string(), "crashed");
+    EXPECT_EQ(run.at("signal").number(), SIGSEGV);
+    EXPECT_EQ(run.at("repetition").number(), repetition);
+  }
+  EXPECT_EQ(json.at("failures").at("base").at("count").number(), 0);
+  EXPECT_EQ(json.at("failures").at("momentum").at("count").number(), 0);
+  EXPECT_EQ(json.at("samples").at("momentum").at("step_time").array().size(), 2u);
+  const std::string svg = read_text(folder_ / "out.svg");
+  EXPECT_EQ(testing::xml_problem(svg), "");
+  EXPECT_NE(svg.find("crashed in repetition 1 (SIGSEGV, signal 11)"), std::string::npos) << svg;
 }
 
 TEST_F(AbEndToEnd, CommandLine) {

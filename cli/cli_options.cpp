@@ -71,25 +71,7 @@ Options parse_options(int argc, char** argv) {
 }
 
 dpt_runtime* open_runtime(const Options& options) {
-  std::string joined;
-  for (const std::string& path : options.plugin_paths) joined += (joined.empty() ? "" : ":") + path;
-  dpt_runtime_options runtime_options{};
-  runtime_options.struct_size = sizeof runtime_options;
-  runtime_options.plugin_path = joined.empty() ? nullptr : joined.c_str();
-  runtime_options.log_level = options.log_level;
-  runtime_options.threads = options.threads;
-  dpt_runtime* runtime = nullptr;
-  if (dpt_error* error = dpt_runtime_create(&runtime_options, &runtime)) {
-    std::string message = dpt_error_get_message(error);
-    dpt_error_destroy(error);
-    throw std::runtime_error(message);
-  }
-  if (dpt_error* error = workloads::declare_builtin(runtime)) {
-    std::string message = dpt_error_get_message(error);
-    dpt_error_destroy(error);
-    dpt_runtime_destroy(runtime);
-    throw std::runtime_error(message);
-  }
+  dpt_runtime* runtime = workloads::open_runtime(options.plugin_paths, options.log_level, options.threads);
   // Load problems are warnings: every command that loads plugins shows them, one a line.
   if (options.log_level <= DPT_LOG_WARN) {
     for (uint32_t i = 0; i < dpt_runtime_load_problem_count(runtime); ++i) {

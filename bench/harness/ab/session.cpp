@@ -192,15 +192,8 @@ RunOutput ProcessBackend::run(const std::string& variant) {
 // Opening a runtime and loading a run file through the host-side C API.
 
 LoadedConfig::LoadedConfig(const std::string& file, const std::vector<std::string>& plugin_paths) {
-  std::string joined;
-  for (const std::string& path : plugin_paths) joined += (joined.empty() ? "" : ":") + path;
-  dpt_runtime_options options{};
-  options.struct_size = sizeof options;
-  options.plugin_path = joined.empty() ? nullptr : joined.c_str();
-  options.log_level = DPT_LOG_WARN;
-  throw_if_error(dpt_runtime_create(&options, &runtime_), "");
+  runtime_ = workloads::open_runtime(plugin_paths, DPT_LOG_WARN);
   try {
-    throw_if_error(workloads::declare_builtin(runtime_), "");
     throw_if_error(dpt_run_config_load(runtime_, file.c_str(), &config_), "");
   } catch (...) {
     dpt_runtime_destroy(runtime_);

@@ -5,6 +5,7 @@
 #include "reports.hpp"
 #include "session.hpp"
 #include "suite_entries.hpp"
+#include "workloads.hpp"
 
 #include <dopant/runtime.h>
 
@@ -58,18 +59,7 @@ SuiteSettings parse_settings(const std::vector<std::string>& args) {
 
 // Ids of the loaded plugins, from a runtime over the same search path as the children.
 std::vector<std::string> loaded_plugins(const std::vector<std::string>& plugin_paths) {
-  std::string joined;
-  for (const std::string& path : plugin_paths) joined += (joined.empty() ? "" : ":") + path;
-  dpt_runtime_options options{};
-  options.struct_size = sizeof options;
-  options.plugin_path = joined.empty() ? nullptr : joined.c_str();
-  options.log_level = DPT_LOG_ERROR;
-  dpt_runtime* runtime = nullptr;
-  if (dpt_error* error = dpt_runtime_create(&options, &runtime)) {
-    const std::string message = dpt_error_get_message(error);
-    dpt_error_destroy(error);
-    throw std::runtime_error(message);
-  }
+  dpt_runtime* runtime = workloads::open_runtime(plugin_paths, DPT_LOG_ERROR);
   std::vector<std::string> ids;
   for (uint32_t i = 0; i < dpt_runtime_plugin_count(runtime); ++i) ids.push_back(dpt_runtime_plugin(runtime, i)->descriptor->id);
   dpt_runtime_destroy(runtime);

@@ -2,6 +2,7 @@
 #include "workloads.hpp"
 
 #include <cstring>
+#include <stdexcept>
 
 #include "optimizer_step.hpp"
 
@@ -19,6 +20,29 @@ dpt_error* declare_builtin(dpt_runtime* runtime) {
     if (dpt_error* error = dpt_runtime_declare_workload(runtime, workload.decl)) return error;
   }
   return nullptr;
+}
+
+dpt_runtime* open_runtime(const std::vector<std::string>& plugin_paths, dpt_log_level log_level,
+                          uint32_t threads) {
+  std::string joined;  // the runtime takes one PATH-style list
+  for (const std::string& path : plugin_paths) joined += (joined.empty() ? "" : ":") + path;
+  dpt_runtime_options options{};
+  options.struct_size = sizeof options;
+  options.plugin_path = joined.empty() ? nullptr : joined.c_str();
+  options.log_level = log_level;
+  options.threads = threads;
+  dpt_runtime* runtime = nullptr;
+  dpt_error* error = dpt_runtime_create(&options, &runtime);
+  if (error == nullptr) {
+    error = declare_builtin(runtime);
+    if (error != nullptr) dpt_runtime_destroy(runtime);
+  }
+  if (error != nullptr) {
+    const std::string message = dpt_error_get_message(error);
+    dpt_error_destroy(error);
+    throw std::runtime_error(message);
+  }
+  return runtime;
 }
 
 const Workload* find(const char* name) {

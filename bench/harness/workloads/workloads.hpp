@@ -4,6 +4,7 @@
 
 #include <dopant/runtime.h>
 
+#include <string>
 #include <vector>
 
 namespace dopant::workloads {
@@ -21,6 +22,12 @@ const std::vector<Workload>& builtin();
 
 // Declares every built-in workload to a runtime, so configs can name them.
 dpt_error* declare_builtin(dpt_runtime* runtime);
+
+// Opens a runtime that searches `plugin_paths` (in order, before the default folders), with
+// every built-in workload declared: the one way the CLI, the A/B harness and the suite get a
+// runtime. Throws std::runtime_error with the runtime's message. The caller destroys it.
+dpt_runtime* open_runtime(const std::vector<std::string>& plugin_paths, dpt_log_level log_level,
+                          uint32_t threads = 0);
 
 // The workload of that name, or nullptr.
 const Workload* find(const char* name);

@@ -71,14 +71,7 @@ Options parse_options(int argc, char** argv) {
 }
 
 dpt_runtime* open_runtime(const Options& options) {
-  dpt_runtime* runtime = workloads::open_runtime(options.plugin_paths, options.log_level, options.threads);
-  // Load problems are warnings: every command that loads plugins shows them, one a line.
-  if (options.log_level <= DPT_LOG_WARN) {
-    for (uint32_t i = 0; i < dpt_runtime_load_problem_count(runtime); ++i) {
-      std::fprintf(stderr, "dopant: skipped %s\n", one_line(dpt_runtime_load_problem(runtime, i)).c_str());
-    }
-  }
-  return runtime;
+  return workloads::open_runtime(options.plugin_paths, options.log_level, options.threads);
 }
 
 }  // namespace dopant::cli

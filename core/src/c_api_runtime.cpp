@@ -5,6 +5,7 @@
 #include "search_path.hpp"
 
 #include <dopant/runtime.h>
+#include <dopant/support/text.hpp>
 #include <dopant/support/thread_limit.hpp>
 
 #include <algorithm>
@@ -69,12 +70,12 @@ DPT_API dpt_error* dpt_runtime_create(const dpt_runtime_options* options, dpt_ru
          dopant::plugin_search_path(given.plugin_path, given.skip_default_paths != 0)) {
       std::string folder_problem;
       const std::vector<std::string> files = dopant::plugin_files_in(folder.path, &folder_problem);
-      if (!folder_problem.empty() && folder.named) runtime->load_problems.push_back(folder_problem);
+      if (!folder_problem.empty() && folder.named) runtime->load_problems.push_back(dopant::one_line(folder_problem));
       for (const std::string& file : files) {
         try {
           runtime->registry.load_library(file);
         } catch (const std::exception& e) {
-          runtime->load_problems.push_back(e.what());
+          runtime->load_problems.push_back(dopant::one_line(e.what()));
           runtime->services.log(DPT_LOG_DEBUG, "runtime", e.what());
         }
       }

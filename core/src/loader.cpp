@@ -50,9 +50,11 @@ LibraryHolds& holds_of(const dpt_library* library) {
 // Why a library failed to open. libltdl says "file not found" for many failures, so the
 // reason comes from stat (really absent) or from dlopen's own message (bad ELF, missing
 // dependency, ...).
+constexpr const char* kFileNotFound = "file not found";
+
 std::string open_failure_reason(const std::string& path) {
   struct stat info {};
-  if (stat(path.c_str(), &info) != 0) return "file not found";
+  if (stat(path.c_str(), &info) != 0) return kFileNotFound;
   if (void* handle = dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL)) {
     dlclose(handle);
     return last_ltdl_error();
@@ -88,12 +90,13 @@ dpt_plugin_entry_fn open_plugin_library(const std::string& path) {
   lt_dlhandle handle = lt_dlopenadvise(path.c_str(), advise);
   lt_dladvise_destroy(&advise);
   if (handle == nullptr) {
-    throw Error(DPT_NOT_FOUND, path + ": cannot load library: " + open_failure_reason(path));
+    const std::string reason = open_failure_reason(path);
+    throw Error(reason == kFileNotFound ? DPT_NOT_FOUND : DPT_INVALID_ARGUMENT, path + ": cannot load library: " + reason);
   }
   void* symbol = lt_dlsym(handle, DPT_PLUGIN_ENTRY_SYMBOL);
   if (symbol == nullptr) {
     // Resident handles are never closed; the library simply stays mapped and unused.
-    throw Error(DPT_NOT_FOUND, path + ": not a dopant plugin library: no symbol `" DPT_PLUGIN_ENTRY_SYMBOL "`");
+    throw Error(DPT_INVALID_ARGUMENT, path + ": not a dopant plugin library: no symbol `" DPT_PLUGIN_ENTRY_SYMBOL "`");
   }
   return reinterpret_cast<dpt_plugin_entry_fn>(symbol);
 }

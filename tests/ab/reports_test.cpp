@@ -226,6 +226,18 @@ TEST(Reports, CsvMarkdownAndTableHaveARowPerComparison) {
   EXPECT_EQ(count_of(table, "failed"), 1u) << table;
 }
 
+// A config path is whatever the user's file is called, ESC and newlines included: every
+// text report names it on one line, with no raw control byte.
+TEST(Reports, AConfigPathWithControlCharactersStaysOneEscapedLine) {
+  AbResult result = synthetic_result();
+  result.samples.config_file = "runs/\x1b[2J\nname.toml";
+  for (const std::string& report : {render_markdown(result), render_table(result), render_csv(result)}) {
+    EXPECT_EQ(report.find('\x1b'), std::string::npos) << report;
+    EXPECT_EQ(report.find("\nname.toml"), std::string::npos) << report;
+  }
+  EXPECT_EQ(render_markdown(result).rfind("# A/B: runs/\\x1b[2J\\nname.toml\n", 0), 0u) << render_markdown(result);
+}
+
 TEST(Reports, SvgIsWellFormedWithAPanelPerMetric) {
   const AbResult result = synthetic_result();
   const std::string svg = render_svg(result);

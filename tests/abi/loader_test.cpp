@@ -109,6 +109,7 @@ TEST_F(LoaderTest, LibraryWithoutEntrySymbolIsRefusedClearly) {
   ASSERT_NE(loaded.code, DPT_OK);
   EXPECT_NE(loaded.message.find(path), std::string::npos) << loaded.message;
   EXPECT_NE(loaded.message.find(DPT_PLUGIN_ENTRY_SYMBOL), std::string::npos) << loaded.message;
+  EXPECT_EQ(loaded.code, DPT_INVALID_ARGUMENT);  // the file is there: not NOT_FOUND
 }
 
 TEST_F(LoaderTest, MissingFileIsRefusedNamingIt) {
@@ -117,6 +118,7 @@ TEST_F(LoaderTest, MissingFileIsRefusedNamingIt) {
   ASSERT_NE(loaded.code, DPT_OK);
   EXPECT_NE(loaded.message.find(path), std::string::npos) << loaded.message;
   EXPECT_NE(loaded.message.find("file not found"), std::string::npos) << loaded.message;
+  EXPECT_EQ(loaded.code, DPT_NOT_FOUND);
 }
 
 TEST_F(LoaderTest, EmptyLibraryIsRefusedWithTheTrueReasonNotFileNotFound) {
@@ -127,6 +129,7 @@ TEST_F(LoaderTest, EmptyLibraryIsRefusedWithTheTrueReasonNotFileNotFound) {
   EXPECT_NE(loaded.message.find(path), std::string::npos) << loaded.message;
   EXPECT_EQ(loaded.message.find("file not found"), std::string::npos) << loaded.message;
   EXPECT_NE(loaded.message.find("file too short"), std::string::npos) << loaded.message;
+  EXPECT_EQ(loaded.code, DPT_INVALID_ARGUMENT);
   std::remove(path.c_str());
 }
 

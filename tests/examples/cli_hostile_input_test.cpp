@@ -182,6 +182,26 @@ TEST_F(CliHostileInput, OutputPathsAreCheckedBeforeAnyRunAndNothingIsLost) {
   EXPECT_TRUE(fs::is_empty(folder));
 }
 
+// The workload's own output file goes through the same check: `output` naming the run file
+// (directly or through a symlink) is refused before any step, and the config survives.
+TEST_F(CliHostileInput, AWorkloadOutputNamingItsOwnConfigIsRefused) {
+  const std::string config = (folder_ / "self.toml").string();
+  const std::string link = (folder_ / "link.toml").string();
+  fs::create_symlink(config, link);
+  for (const std::string& output : {config, link}) {
+    std::string text = kSmallRun;
+    text.insert(text.find("[optimizer]"), "output = \"" + output + "\"\n");
+    write_file("self.toml", text);
+    for (const std::string command : {"run", "ab"}) {
+      const auto [said, status] = run(command + " '" + config + "' --repetitions 2");
+      EXPECT_NE(said.find("output " + output + ": is the input " + config + "; it would be overwritten"),
+                std::string::npos)
+          << command << " with output = " << output << "\n" << said;
+      EXPECT_TRUE(read_text(config) == text) << "the config was overwritten by " << command;
+    }
+  }
+}
+
 TEST_F(CliHostileInput, ADeviceAsReportPathIsWrittenThroughNotReplaced) {
   const std::string config = write_file("run.toml", kSmallRun);
   const std::string null = (folder_ / "null").string();

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -59,7 +60,7 @@ TEST(CliPlugins, MissingPluginFolderIsReportedOnStderr) {
 
 // A --plugin-path library declaring the built-in id `adamw`: the documented rule (first in
 // search order keeps the id) lets the stub win, and every command says so on stderr, naming
-// the refused built-in and the library that kept the id.
+// the refused built-in and the library that kept the id: plugins list, run, ab and check.
 TEST(CliPlugins, ADuplicateOfABuiltInIdIsReportedNamingBothLibraries) {
   const std::string stub_first = std::string("'") + DOPANT_CLI + "' --plugin-path '" + DOPANT_STUB_PLUGIN_DIR +
                                  "' --plugin-path '" + DOPANT_PLUGIN_BUILD_DIR + "' ";
@@ -73,6 +74,22 @@ TEST(CliPlugins, ADuplicateOfABuiltInIdIsReportedNamingBothLibraries) {
   const auto [described, described_status] = command_output(stub_first + "plugins describe adamw 2>/dev/null");
   EXPECT_EQ(described_status, 0);
   EXPECT_NE(described.find("an optimizer whose id two libraries declare"), std::string::npos) << described;
+
+  // run, ab and check say the same before they use the stub.
+  const std::string config = ::testing::TempDir() + "dopant-duplicate-adamw.toml";
+  std::ofstream(config) << "[run]\nworkload = \"optimizer-step\"\nrepetitions = 1\n[device]\nkind = \"cpu\"\n"
+                        << "[workload]\nparams = 1000\ntensors = 1\ndtype = \"fp32\"\nsteps = 1\n"
+                        << "[optimizer]\nplugin = \"adamw\"\nlr = 1e-3\n"
+                        << "[variants.faster.optimizer]\nplugin = \"adamw\"\nlr = 2e-3\n";
+  for (const std::string& command : {"run '" + config + "'", "ab '" + config + "' --repetitions 2 --warmup 0",
+                                    std::string("check adamw --gtest_list_tests")}) {
+    const auto [said, command_status] = command_output(stub_first + command + " 2>&1 >/dev/null");
+    EXPECT_EQ(command_status, 0) << command << "\n" << said;
+    EXPECT_NE(said.find("skipped " + builtin + ": duplicate plugin id `adamw`, already loaded from " + DOPANT_ADAMW_STUB),
+              std::string::npos)
+        << command << "\n" << said;
+  }
+  std::remove(config.c_str());
 }
 
 // `dopant check` on a library whose table lacks export_state used to segfault inside the

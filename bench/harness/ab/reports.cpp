@@ -371,9 +371,10 @@ std::string render_json(const AbResult& result) {
 
 namespace {
 
+// One line (control characters escaped), with `|` escaped so it cannot end a table cell.
 std::string escape_cell(const std::string& text) {
   std::string out;
-  for (const char c : text) {
+  for (const char c : one_line(text)) {
     if (c == '|') out += '\\';
     out += c;
   }

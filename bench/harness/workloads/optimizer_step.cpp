@@ -78,7 +78,8 @@ struct Settings {
   std::string output;
 };
 
-Settings read_settings(const dpt_host* host, const dpt_config* config) {
+// `run_file` is the run's own config, which `output` must never name.
+Settings read_settings(const dpt_host* host, const dpt_config* config, const std::string& run_file) {
   Settings settings;
   int64_t tensors = 0, steps = 0, seed = 0;
   const char* dtype = nullptr;
@@ -95,7 +96,7 @@ Settings read_settings(const dpt_host* host, const dpt_config* config) {
   settings.output = output;
   if (!settings.output.empty()) {  // before any step: a bad path costs nothing
     try {
-      check_outputs({{"output", settings.output, ""}});
+      check_outputs({{"output", settings.output, ""}}, {run_file});
     } catch (const OutputError& error) {
       fail(host, DPT_INVALID_ARGUMENT, error.what());
     }
@@ -286,7 +287,8 @@ double median(std::vector<double> values) {
 }
 
 // Little-endian fp32 to `path`, the way every output file is written (output_files.hpp).
-void write_params(const dpt_host* host, const std::string& path, const std::vector<float>& values) {
+void write_params(const dpt_host* host, const std::string& path, const std::vector<float>& values,
+                  const std::string& run_file) {
   std::string bytes(4 * values.size(), '\0');
   for (size_t i = 0; i < values.size(); ++i) {
     uint32_t bits = 0;
@@ -294,7 +296,7 @@ void write_params(const dpt_host* host, const std::string& path, const std::vect
     for (size_t b = 0; b < 4; ++b) bytes[4 * i + b] = static_cast<char>((bits >> (8 * b)) & 0xffu);
   }
   try {
-    write_outputs({{"output", path, std::move(bytes)}});
+    write_outputs({{"output", path, std::move(bytes)}}, {run_file});
   } catch (const OutputError& error) {
     fail(host, DPT_UNAVAILABLE, error.what());
   }
@@ -302,7 +304,8 @@ void write_params(const dpt_host* host, const std::string& path, const std::vect
 
 void run(dpt_runtime* runtime, const dpt_run_config* config, uint32_t variant) {
   const dpt_host* host = dpt_runtime_host(runtime);
-  const Settings settings = read_settings(host, dpt_run_config_workload_params(config, variant));
+  const std::string run_file = dpt_run_config_source(config);
+  const Settings settings = read_settings(host, dpt_run_config_workload_params(config, variant), run_file);
   Tensors tensors(host, settings);  // declared before the optimizer, destroyed after it
   tensors.fill_params();
 
@@ -335,7 +338,7 @@ void run(dpt_runtime* runtime, const dpt_run_config* config, uint32_t variant) {
   host->metric(host, "params_per_second", static_cast<double>(settings.params) / step_time,
                "params/s", DPT_BETTER_HIGHER);
 
-  if (!settings.output.empty()) write_params(host, settings.output, tensors.read_params());
+  if (!settings.output.empty()) write_params(host, settings.output, tensors.read_params(), run_file);
 }
 
 // After an out-of-memory failure: the device bytes the run asked for at its peak (the

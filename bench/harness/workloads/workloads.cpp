@@ -1,6 +1,7 @@
 // The registry of built-in workloads: the list the CLI and the A/B harness run from.
 #include "workloads.hpp"
 
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
@@ -41,6 +42,11 @@ dpt_runtime* open_runtime(const std::vector<std::string>& plugin_paths, dpt_log_
     const std::string message = dpt_error_get_message(error);
     dpt_error_destroy(error);
     throw std::runtime_error(message);
+  }
+  if (log_level <= DPT_LOG_WARN) {
+    for (uint32_t i = 0; i < dpt_runtime_load_problem_count(runtime); ++i) {
+      std::fprintf(stderr, "dopant: skipped %s\n", dpt_runtime_load_problem(runtime, i));
+    }
   }
   return runtime;
 }

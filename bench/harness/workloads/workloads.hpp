@@ -25,7 +25,9 @@ dpt_error* declare_builtin(dpt_runtime* runtime);
 
 // Opens a runtime that searches `plugin_paths` (in order, before the default folders), with
 // every built-in workload declared: the one way the CLI, the A/B harness and the suite get a
-// runtime. Throws std::runtime_error with the runtime's message. The caller destroys it.
+// runtime. Load problems are warnings: at `log_level` WARN or below each is printed on stderr
+// as "dopant: skipped FILE: reason". Throws std::runtime_error with the runtime's message.
+// The caller destroys the runtime.
 dpt_runtime* open_runtime(const std::vector<std::string>& plugin_paths, dpt_log_level log_level,
                           uint32_t threads = 0);
 

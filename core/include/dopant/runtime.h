@@ -84,7 +84,8 @@ DPT_API void dpt_runtime_cancel(dpt_runtime* runtime);
 /* Loads one plugin library by path. On error the runtime is unchanged. */
 DPT_API dpt_error* dpt_runtime_load_library(dpt_runtime* runtime, const char* path);
 
-/* Problems met while scanning the search path, one line each ("FILE: reason"). */
+/* Problems met while scanning the search path, one line each ("FILE: reason"), with control
+ * characters escaped (\n, \x1b) so they can be printed as they are. */
 DPT_API uint32_t dpt_runtime_load_problem_count(dpt_runtime* runtime);
 DPT_API const char* dpt_runtime_load_problem(dpt_runtime* runtime, uint32_t index);
 
@@ -155,6 +156,9 @@ DPT_API uint32_t dpt_run_config_variant_count(const dpt_run_config* config);
 DPT_API const char* dpt_run_config_variant_name(const dpt_run_config* config, uint32_t variant);
 DPT_API const char* dpt_run_config_workload(const dpt_run_config* config);
 DPT_API uint32_t dpt_run_config_repetitions(const dpt_run_config* config);
+/* The path given to dpt_run_config_load (or the `source_name` given to _parse); lives as
+ * long as the config. A workload that writes files refuses to write over it. */
+DPT_API const char* dpt_run_config_source(const dpt_run_config* config);
 /* The validated [workload] table of a variant (defaults filled in). */
 DPT_API const dpt_config* dpt_run_config_workload_params(const dpt_run_config* config, uint32_t variant);
 /* The device of a variant; `out->kind` lives as long as the config. */

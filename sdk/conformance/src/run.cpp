@@ -66,9 +66,6 @@ std::vector<const dpt_plugin_info*> find_plugin(dpt_runtime* runtime, const std:
                                                 std::string* problem) {
   if (const dpt_plugin_info* info = dpt_runtime_find_plugin(runtime, id.c_str())) return {info};
   *problem = "no plugin `" + id + "` is loaded";
-  for (uint32_t i = 0; i < dpt_runtime_load_problem_count(runtime); ++i) {
-    *problem += std::string("\n  load problem: ") + dpt_runtime_load_problem(runtime, i);
-  }
   return {};
 }
 
@@ -95,6 +92,11 @@ int run(const std::string& plugin_id_or_library_path, int argc, char** argv) {
     plugins = load_library(runtime.get(), plugin_id_or_library_path, &problem);
   } else if (runtime != nullptr) {
     plugins = find_plugin(runtime.get(), plugin_id_or_library_path, &problem);
+  }
+  // Every library that was refused is named, found or not: a refused duplicate of `id`
+  // means another library's plugin is the one being checked.
+  for (uint32_t i = 0; runtime != nullptr && i < dpt_runtime_load_problem_count(runtime.get()); ++i) {
+    std::cerr << "dopant check: skipped " << dpt_runtime_load_problem(runtime.get(), i) << "\n";
   }
   if (!problem.empty()) {
     std::cerr << "dopant check: " << problem << "\n";

@@ -106,8 +106,18 @@ TEST(PlanInputErrors, SizesThatPass64BitsAreRefusedNotWrapped) {
   EXPECT_THROW(plan_memory(wide), PlanSizeOverflow);
   std::string grid = small_plan_with("tp = 2", "tp = 4294967296");
   grid.replace(grid.find("pp = 2"), 6, "pp = 4294967296");
-  EXPECT_EQ(plan_error(grid), "plan.toml: the model, parallel and training sizes are too large to plan: "
-                              "a count or byte size passes 2^64 - 1");
+  const std::string too_large = "the model, parallel and training sizes are too large to plan: a count or byte "
+                                "size passes 2^64 - 1 (the largest input is ";
+  EXPECT_EQ(plan_error(grid), "plan.toml:10:1: " + too_large + "`parallel.tp` = 4294967296)");
+  // `dopant plan memory` turns plan_memory's overflow into the same error, pointing at the
+  // largest input, here the hidden size.
+  std::string planned;
+  try {
+    fail_too_large(wide);
+  } catch (const PlanError& error) {
+    planned = error.what();
+  }
+  EXPECT_EQ(planned, "plan.toml:3:1: " + too_large + "`model.hidden` = 4294967296)");
 }
 
 TEST(PlanInputErrors, EveryMessageIsOneLine) {

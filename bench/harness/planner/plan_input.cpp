@@ -146,9 +146,42 @@ void check_plan_input(const PlanInput& input) {
   }
 }
 
+// The sizes a plan multiplies together; the largest of them is the likeliest culprit of an
+// overflow, so the error points at it.
 void fail_too_large(const PlanInput& input) {
-  fail_at(input.source, kWholeFile,
-          "the model, parallel and training sizes are too large to plan: a count or byte size passes 2^64 - 1");
+  const ModelShape& model = input.model;
+  const std::pair<const char*, uint64_t> sizes[] = {
+      {"model.hidden", model.hidden},
+      {"model.vocab", model.vocab},
+      {"model.ffn", model.ffn},
+      {"model.heads", model.heads},
+      {"model.layers", model.layers},
+      {"model.attention.kv_heads", model.attention.kv_heads},
+      {"model.attention.head_dim", model.attention.head_dim},
+      {"model.attention.q_lora_rank", model.attention.q_lora_rank},
+      {"model.attention.kv_lora_rank", model.attention.kv_lora_rank},
+      {"model.moe.experts", model.moe.experts},
+      {"model.moe.expert_ffn", model.moe.expert_ffn},
+      {"model.moe.shared_experts", model.moe.shared_experts},
+      {"training.context", input.training.context},
+      {"training.micro_batch", input.training.micro_batch},
+      {"parallel.gpus", input.parallel.gpus},
+      {"parallel.tp", input.parallel.tp},
+      {"parallel.pp", input.parallel.pp},
+      {"parallel.dp", input.parallel.dp},
+      {"parallel.cp", input.parallel.cp},
+      {"parallel.ep", input.parallel.ep},
+      {"parallel.expert_tp", input.parallel.expert_tp},
+      {"parallel.virtual_stages", input.parallel.virtual_stages},
+  };
+  const auto* largest = &sizes[0];
+  for (const auto& size : sizes) {
+    if (size.second > largest->second) largest = &size;
+  }
+  const auto position = input.positions.find(largest->first);
+  fail_at(input.source, position != input.positions.end() ? position->second : kWholeFile,
+          "the model, parallel and training sizes are too large to plan: a count or byte size passes 2^64 - 1 "
+          "(the largest input is `" + std::string(largest->first) + "` = " + std::to_string(largest->second) + ")");
 }
 
 }  // namespace dopant::planner

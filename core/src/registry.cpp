@@ -25,14 +25,11 @@ std::string canonical_path(const std::string& path) {
 
 bool non_empty(const char* text) { return text != nullptr && *text != '\0'; }
 
-// Names are printed in tables and messages: a control byte (< 0x20 or 0x7F) would break them.
+// Names are printed in tables and messages: a control character (what one_line escapes)
+// would break them or reorder what follows.
 void refuse_control_characters(const char* text, const std::string& what) {
-  if (text == nullptr) return;
-  for (const char* c = text; *c != '\0'; ++c) {
-    const unsigned char byte = static_cast<unsigned char>(*c);
-    if (byte < 0x20 || byte == 0x7F) {
-      throw Error(DPT_INVALID_ARGUMENT, what + " " + quote_name(text) + " holds a control character");
-    }
+  if (text != nullptr && one_line(text) != text) {
+    throw Error(DPT_INVALID_ARGUMENT, what + " " + quote_name(text) + " holds a control character");
   }
 }
 

@@ -69,9 +69,14 @@ TEST(RunConfigHostile, ControlCharactersInNamesStayOnOneLine) {
 
 TEST(RunConfigHostile, ControlCharactersInVariantNamesAreRefused) {
   EXPECT_EQ(parse_error(std::string(kHeader) + "[variants.\"clear\\u001b[2J\"]\n"
-                                               "[variants.\"two\\nlines\"]\n"),
+                                               "[variants.\"two\\nlines\"]\n"
+                                               "[variants.\"c1\\u0085csi\\u009b\"]\n"
+                                               "[variants.\"bidi\\u202eevil\\u2066\"]\n"
+                                               "[variants.\"caf\\u00e9\\u2014ok\"]\n"),
             "run.toml:3:11: variant name `clear\\x1b[2J` holds a control character\n"
-            "run.toml:4:11: variant name `two\\nlines` holds a control character");
+            "run.toml:4:11: variant name `two\\nlines` holds a control character\n"
+            "run.toml:5:11: variant name `c1\\u0085csi\\u009b` holds a control character\n"
+            "run.toml:6:11: variant name `bidi\\u202eevil\\u2066` holds a control character");
 }
 
 TEST(RunConfigHostile, VeryLongNamesAreShortened) {

@@ -10,12 +10,41 @@ constexpr std::size_t kMaxQuotedChars = 80;
 
 }  // namespace
 
+namespace {
+
+// The length of a UTF-8 sequence at the start of `text` that a terminal treats as a control
+// rather than a character, 0 otherwise: C1 controls U+0080..U+009F (C2 80..C2 9F; U+009B is
+// CSI on some terminals) and the bidirectional overrides and isolates U+202A..U+202E and
+// U+2066..U+2069 (E2 80 AA..AE, E2 81 A6..A9), which reorder what is shown after them.
+size_t invisible_control_length(std::string_view text) {
+  const auto at = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
+  if (text.size() >= 2 && at(0) == 0xC2 && at(1) >= 0x80 && at(1) <= 0x9F) return 2;
+  if (text.size() >= 3 && at(0) == 0xE2 && at(1) == 0x80 && at(2) >= 0xAA && at(2) <= 0xAE) return 3;
+  if (text.size() >= 3 && at(0) == 0xE2 && at(1) == 0x81 && at(2) >= 0xA6 && at(2) <= 0xA9) return 3;
+  return 0;
+}
+
+// The code point of such a sequence, for its \u escape.
+unsigned code_point(std::string_view sequence) {
+  const auto at = [&](size_t i) { return static_cast<unsigned>(static_cast<unsigned char>(sequence[i])); };
+  if (sequence.size() == 2) return ((at(0) & 0x1Fu) << 6) | (at(1) & 0x3Fu);
+  return ((at(0) & 0x0Fu) << 12) | ((at(1) & 0x3Fu) << 6) | (at(2) & 0x3Fu);
+}
+
+}  // namespace
+
 std::string one_line(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  for (char c : text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
     const auto byte = static_cast<unsigned char>(c);
-    if (c == '\n') {
+    if (const size_t length = invisible_control_length(text.substr(i))) {
+      char escaped[12];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", code_point(text.substr(i, length)));
+      out += escaped;
+      i += length - 1;
+    } else if (c == '\n') {
       out += "\\n";
     } else if (c == '\r') {
       out += "\\r";

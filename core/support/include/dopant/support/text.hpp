@@ -11,7 +11,10 @@
 
 namespace dopant {
 
-// Replaces control characters with escapes (\n, \t, \xNN) so a message stays on one line.
+// Replaces control characters with escapes so a message stays on one line and shows what it
+// holds: C0 controls and DEL as \n, \t, \xNN; C1 controls and the bidirectional overrides
+// and isolates (U+202A..U+202E, U+2066..U+2069) as \uXXXX. A name is plain when
+// one_line(name) == name.
 std::string one_line(std::string_view text);
 
 // `name` in backticks, escaped with one_line and shortened when very long.

@@ -176,9 +176,9 @@ TEST_F(LoaderTest, EveryJunkLibraryIsRefusedSayingWhy) {
   const char* const expected[] = {
       "",  // 0: the control
       "dpt_plugin_entry_v1 returned NULL",
-      "library struct_size 8 is too small",
-      "plugin descriptor struct_size 8 is smaller than the smallest released size 64",
-      "plugin `test-junk`: kind table struct_size 8 is smaller than the smallest released size 56",
+      "library struct_size 51 is smaller than the smallest released size 52",
+      "plugin descriptor struct_size 63 is smaller than the smallest released size 64",
+      "plugin `test-junk`: kind table struct_size 55 is smaller than the smallest released size 56",
       "NULL plugin descriptor",
       "plugin `test-junk` returns no table for its own kind `dopant.optimizer/1`",
       "a plugin has no id",
@@ -186,8 +186,9 @@ TEST_F(LoaderTest, EveryJunkLibraryIsRefusedSayingWhy) {
       "has kind `dopant.teleporter/1`, which this dopant (ABI 1.3) does not know",
       "plugin id `test-junk` listed twice",
       "parameter `lr` of `test-junk`: unknown type 77",
-      "parameter `lr` of `test-junk`: default `fast`: expected a finite number"};
-  for (int defect = 0; defect <= 12; ++defect) {
+      "parameter `lr` of `test-junk`: default `fast`: expected a finite number",
+      "library struct_size 8 is too small to hold a version"};
+  for (int defect = 0; defect <= 13; ++defect) {
     const std::string file = "dopant-test-junk-" + std::to_string(defect) + ".so";
     dpt_runtime* runtime = nullptr;
     dpt_runtime_options options = DPT_RUNTIME_OPTIONS_INIT;

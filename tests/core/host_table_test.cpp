@@ -1,12 +1,16 @@
 // The dpt_host table as a plugin sees it: errors, typed config reads, metrics, memory
-// stats for an older (smaller) stats struct, cancellation.
+// stats for an older (smaller) stats struct, cancellation, parallel_for across threads.
 #include "error.hpp"
 #include "host/host_services.hpp"
 #include "params.hpp"
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
+#include <mutex>
+#include <set>
+#include <thread>
 
 namespace dopant {
 namespace {
@@ -117,6 +121,34 @@ TEST_F(HostTable, CopiesOnCpuAreSynchronous) {
   EXPECT_STREQ(target, "dopant");
   ASSERT_EQ(host.stream_synchronize(&host, stream), nullptr);
   host.stream_destroy(&host, stream);
+}
+
+// Each chunk records its thread and waits (up to 5 s) until a second thread has joined, so
+// a host whose parallel_for ran the chunks inline, one after another, would see one thread.
+struct ThreadsSeen {
+  std::mutex lock;
+  std::set<std::thread::id> ids;
+};
+
+dpt_error* wait_for_a_second_thread(void* context, uint64_t, uint64_t) {
+  auto* seen = static_cast<ThreadsSeen*>(context);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  for (bool first = true; std::chrono::steady_clock::now() < deadline; first = false) {
+    {
+      std::lock_guard<std::mutex> guard(seen->lock);
+      if (first) seen->ids.insert(std::this_thread::get_id());
+      if (seen->ids.size() >= 2) return nullptr;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return nullptr;
+}
+
+TEST_F(HostTable, ParallelForRunsOnThePoolsThreads) {
+  EXPECT_EQ(host.thread_count(&host), 2u);
+  ThreadsSeen seen;
+  ASSERT_EQ(host.parallel_for(&host, 0, 4, 1, wait_for_a_second_thread, &seen), nullptr);
+  EXPECT_EQ(seen.ids.size(), 2u);
 }
 
 }  // namespace

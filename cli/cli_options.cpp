@@ -39,15 +39,28 @@ uint32_t parse_thread_count(const std::string& text) {
 
 }  // namespace
 
-std::optional<std::string> take_flag_value(std::vector<std::string>& words, const std::string& flag) {
-  for (size_t i = 0; i < words.size(); ++i) {
-    if (words[i] != flag) continue;
+std::vector<std::string> take_flag_values(std::vector<std::string>& words, const std::string& flag) {
+  std::vector<std::string> values;
+  for (size_t i = 0; i < words.size();) {
+    if (words[i] != flag) {
+      ++i;
+      continue;
+    }
     if (i + 1 >= words.size()) throw std::invalid_argument(flag + ": missing value");
-    std::string value = words[i + 1];
+    values.push_back(words[i + 1]);
     words.erase(words.begin() + static_cast<long>(i), words.begin() + static_cast<long>(i) + 2);
-    return value;
   }
-  return std::nullopt;
+  return values;
+}
+
+std::optional<std::string> take_flag_value(std::vector<std::string>& words, const std::string& flag) {
+  const std::vector<std::string> values = take_flag_values(words, flag);
+  if (values.size() > 1) {
+    throw std::invalid_argument(flag + ": given twice (" + quote_name(values[0]) + ", " + quote_name(values[1]) +
+                                "); give it once");
+  }
+  if (values.empty()) return std::nullopt;
+  return values[0];
 }
 
 bool take_flag(std::vector<std::string>& words, const std::string& flag) {
@@ -63,7 +76,7 @@ bool take_flag(std::vector<std::string>& words, const std::string& flag) {
 Options parse_options(int argc, char** argv) {
   Options options;
   std::vector<std::string> words(argv + 1, argv + argc);
-  while (auto path = take_flag_value(words, "--plugin-path")) options.plugin_paths.push_back(*path);
+  options.plugin_paths = take_flag_values(words, "--plugin-path");
   if (auto level = take_flag_value(words, "--log-level")) options.log_level = parse_log_level(*level);
   if (auto threads = take_flag_value(words, "--threads")) options.threads = parse_thread_count(*threads);
   options.words = std::move(words);

@@ -20,8 +20,10 @@ struct Options {
 Options parse_options(int argc, char** argv);
 
 // Removes `--flag VALUE` from words and returns VALUE; nullopt when absent. Throws
-// std::invalid_argument when the flag has no value.
+// std::invalid_argument when the flag has no value or is given more than once.
 std::optional<std::string> take_flag_value(std::vector<std::string>& words, const std::string& flag);
+// Every value of a flag that may be repeated (`--plugin-path A --plugin-path B`), in order.
+std::vector<std::string> take_flag_values(std::vector<std::string>& words, const std::string& flag);
 // Removes `--flag` and returns whether it was there.
 bool take_flag(std::vector<std::string>& words, const std::string& flag);
 

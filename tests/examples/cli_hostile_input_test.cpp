@@ -16,6 +16,8 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -171,11 +173,24 @@ TEST_F(CliHostileInput, OutputPathsAreCheckedBeforeAnyRunAndNothingIsLost) {
        "--svg " + folder + "/missing/x.svg: folder " + folder + "/missing does not exist"},
       {"ab '" + config + "' --repetitions 2 --json '" + good + "' --csv '" + good + "'",
        "--csv " + good + ": is the same file as --json " + good},
+      // root may "write" /proc by its permissions, but no file can be made there
+      {"ab '" + config + "' --repetitions 2 --json /proc/dopant-report.json",
+       "--json /proc/dopant-report.json: cannot write in folder /proc: No such file or directory"},
   };
   for (const auto& bad : refused) {
     const auto [text, status] = run(bad.arguments);
     EXPECT_EQ(status, 1) << bad.arguments << "\n" << text;
     EXPECT_EQ(text, "dopant: error: " + bad.message + "\n") << "refused after running, or not at all: " << bad.arguments;
+  }
+  // An option given twice would silently keep the last: a usage error (status 2).
+  const std::string other = folder + "/other.json";
+  for (const auto& [arguments, message] : std::vector<std::pair<std::string, std::string>>{
+           {"run '" + config + "' --json '" + good + "' --json '" + other + "'",
+            "--json: given twice (`" + good + "`, `" + other + "`); give it once"},
+           {"ab '" + config + "' --json '" + good + "' --json '" + other + "'", "--json: given twice; give it once"}}) {
+    const auto [text, status] = run(arguments);
+    EXPECT_EQ(status, 2) << arguments << "\n" << text;
+    EXPECT_EQ(text, "dopant: " + message + "\n") << arguments;
   }
   EXPECT_EQ(read_text(config), kSmallRun) << "the config was overwritten";
   EXPECT_FALSE(fs::exists(good)) << "one report was written although another path was bad";

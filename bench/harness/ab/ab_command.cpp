@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <set>
 #include <stdexcept>
 
 namespace dopant::ab {
@@ -61,6 +62,7 @@ double parse_positive(const std::string& flag, std::string text, bool percent) {
 AbOptions parse_ab_options(const std::vector<std::string>& args) {
   AbOptions options;
   std::vector<std::string> positional;
+  std::set<std::string> given;  // an option given twice is refused: the last would silently win
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& word = args[i];
     if (word == "--help" || word == "-h") {
@@ -77,6 +79,7 @@ AbOptions parse_ab_options(const std::vector<std::string>& args) {
     }
     if (i + 1 >= args.size()) throw std::invalid_argument(word + ": missing value");
     const std::string& value = args[++i];
+    if (!given.insert(word).second) throw std::invalid_argument(word + ": given twice; give it once");
     AbSettings& s = options.settings;
     if (word == "--repetitions") {
       s.repetitions = parse_count(word, value, 2);

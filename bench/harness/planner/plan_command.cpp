@@ -210,6 +210,10 @@ std::optional<MemoryArgs> parse_memory_args(const std::vector<std::string>& args
         std::fprintf(stderr, "dopant plan: --json needs an output path\n%s", kUsage);
         return std::nullopt;
       }
+      if (parsed.json) {
+        std::fprintf(stderr, "dopant plan: --json given twice; give it once\n%s", kUsage);
+        return std::nullopt;
+      }
       parsed.json = args[++i];
     } else if (args[i].starts_with("-") || !parsed.file.empty()) {
       std::fprintf(stderr, "dopant plan: unexpected argument `%s`\n%s", args[i].c_str(), kUsage);

@@ -43,6 +43,15 @@ void require_writable_folder(const OutputFile& output, const fs::path& folder) {
   if (access(folder.c_str(), W_OK | X_OK) != 0) {
     refuse(output, "cannot write in folder " + one_line(folder.string()) + ": " + std::strerror(errno));
   }
+  // access() answers for permissions only: as root it allows /proc, where no file can be
+  // made. Making a file there, and removing it at once, is the sure test.
+  std::string probe = (folder / ".dopant-probe-XXXXXX").string();
+  const int descriptor = mkstemp(probe.data());
+  if (descriptor < 0) {
+    refuse(output, "cannot write in folder " + one_line(folder.string()) + ": " + std::strerror(errno));
+  }
+  close(descriptor);
+  unlink(probe.c_str());
 }
 
 Destination destination_of(const OutputFile& output) {

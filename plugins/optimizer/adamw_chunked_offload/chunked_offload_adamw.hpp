@@ -75,8 +75,8 @@ class ChunkedOffloadAdamW {
   Tensor& find(const char* name);
 
   const dpt_host* host_;
+  int32_t device_index_ = 0;  // before on_gpu_, whose initializer sets it
   bool on_gpu_;
-  int32_t device_index_ = 0;
   adamw_kernels::Variant cpu_variant_;
   adamw_common::GroupHyper defaults_;
   uint64_t chunk_bytes_;

@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "offload_harness.hpp"
 
@@ -32,6 +33,17 @@ const char* const kGpuOptimizers[] = {
 
 constexpr uint64_t kSteps = 4;
 
+// An optimizer of `table` on a fresh kModel of `dtype`, in `harness`'s runtime.
+struct Trainee {
+  Trainee(const Harness& harness, DLDataType dtype, const char* table)
+      : model(harness.host(), dtype, kModel), optimizer(harness.runtime(), table) {}
+  // The final parameters, with `state` exported before them.
+  TrainResult result(ExportedState state) const { return {model.parameters(), std::move(state)}; }
+
+  DeviceModel model;
+  Optimizer optimizer;
+};
+
 // The steps of the late-group scenario: steps 1-2 on group 0, then group 1 joins, steps 3-4
 // on both, every gradient upload and step queued on `stream`.
 void steps_with_a_late_group(Optimizer& optimizer, DeviceModel& model, dpt_stream* stream) {
@@ -45,10 +57,9 @@ void steps_with_a_late_group(Optimizer& optimizer, DeviceModel& model, dpt_strea
 // every group from the start.
 TrainResult cpu_with_a_late_group(DLDataType dtype) {
   Harness harness(0, "cpu");
-  DeviceModel model(harness.host(), dtype, kModel);
-  Optimizer optimizer(harness.runtime(), "plugin = \"adamw\"");
-  steps_with_a_late_group(optimizer, model, nullptr);
-  return TrainResult{model.parameters(), optimizer.export_state()};
+  Trainee cpu(harness, dtype, "plugin = \"adamw\"");
+  steps_with_a_late_group(cpu.optimizer, cpu.model, nullptr);
+  return cpu.result(cpu.optimizer.export_state());
 }
 TrainResult cpu_with_all_groups(DLDataType dtype) {
   return train("cpu", dtype, kModel, "plugin = \"adamw\"", kSteps);
@@ -85,14 +96,11 @@ TEST_P(CudaTrainer, StepsOnACallerStreamWithALateGroupAndAnExportRightAfter) {
   for (const char* table : kGpuOptimizers) {
     SCOPED_TRACE(table);
     Harness harness(0, "cuda");
-    const dpt_host* host = harness.host();
-    DeviceModel model(host, GetParam(), kModel);
-    Optimizer optimizer(harness.runtime(), table);
-    dpt_stream* stream = new_stream(host);
-    steps_with_a_late_group(optimizer, model, stream);
-    host->stream_destroy(host, stream);  // the plugin must not keep using it
-    const ExportedState state = optimizer.export_state();  // no synchronize before it
-    expect_equal(expected, TrainResult{model.parameters(), state});
+    Trainee gpu(harness, GetParam(), table);
+    dpt_stream* stream = new_stream(harness.host());
+    steps_with_a_late_group(gpu.optimizer, gpu.model, stream);
+    harness.host()->stream_destroy(harness.host(), stream);  // the plugin must not keep using it
+    expect_equal(expected, gpu.result(gpu.optimizer.export_state()));  // no synchronize before
   }
 }
 
@@ -102,22 +110,21 @@ TEST_P(CudaTrainer, TwoOptimizersStepOnTwoStreamsWithoutADeviceSynchronize) {
     SCOPED_TRACE(table);
     Harness harness(0, "cuda");
     const dpt_host* host = harness.host();
-    DeviceModel first_model(host, GetParam(), kModel), second_model(host, GetParam(), kModel);
-    Optimizer first(harness.runtime(), table), second(harness.runtime(), table);
-    add_groups(first, first_model);
-    add_groups(second, second_model);
+    Trainee first(harness, GetParam(), table), second(harness, GetParam(), table);
+    add_groups(first.optimizer, first.model);
+    add_groups(second.optimizer, second.model);
     dpt_stream* first_stream = new_stream(host);
     dpt_stream* second_stream = new_stream(host);
     for (uint64_t step = 1; step <= kSteps; ++step) {
-      run_steps(first, first_model, step, step, first_stream);
-      run_steps(second, second_model, step, step, second_stream);
+      run_steps(first.optimizer, first.model, step, step, first_stream);
+      run_steps(second.optimizer, second.model, step, step, second_stream);
     }
-    const ExportedState first_state = first.export_state();  // no synchronize before them
-    const ExportedState second_state = second.export_state();
+    ExportedState first_state = first.optimizer.export_state();  // no synchronize before them
+    ExportedState second_state = second.optimizer.export_state();
     host->stream_destroy(host, first_stream);
     host->stream_destroy(host, second_stream);
-    expect_equal(expected, TrainResult{first_model.parameters(), first_state});
-    expect_equal(expected, TrainResult{second_model.parameters(), second_state});
+    expect_equal(expected, first.result(std::move(first_state)));
+    expect_equal(expected, second.result(std::move(second_state)));
   }
 }
 
@@ -134,18 +141,17 @@ TEST_P(CudaTrainer, StepsFromAnotherThreadUseTheRunsDevice) {
   for (const char* table : kGpuOptimizers) {
     SCOPED_TRACE(table);
     Harness harness(0, "cuda", index);
-    DeviceModel model(harness.host(), GetParam(), kModel);
-    Optimizer optimizer(harness.runtime(), table);
+    Trainee gpu(harness, GetParam(), table);
     cudaPointerAttributes where{};
-    ASSERT_EQ(cudaPointerGetAttributes(&where, model.group(0).params[0].data), cudaSuccess);
+    ASSERT_EQ(cudaPointerGetAttributes(&where, gpu.model.group(0).params[0].data), cudaSuccess);
     EXPECT_EQ(where.device, index) << "the host allocated on another GPU";
     int current = -1;
     std::string failure;
     std::thread trainer([&] {
       try {
         if (cudaSetDevice(other) != cudaSuccess) throw std::runtime_error("cudaSetDevice");
-        add_groups(optimizer, model);
-        run_steps(optimizer, model, 1, kSteps);
+        add_groups(gpu.optimizer, gpu.model);
+        run_steps(gpu.optimizer, gpu.model, 1, kSteps);
         cudaGetDevice(&current);
       } catch (const std::exception& e) {
         failure = e.what();
@@ -154,7 +160,7 @@ TEST_P(CudaTrainer, StepsFromAnotherThreadUseTheRunsDevice) {
     trainer.join();
     ASSERT_EQ(failure, "");
     EXPECT_EQ(current, other) << "a host service or the plugin left the thread on another GPU";
-    expect_equal(expected, TrainResult{model.parameters(), optimizer.export_state()});
+    expect_equal(expected, gpu.result(gpu.optimizer.export_state()));
   }
 }
 
@@ -164,10 +170,9 @@ TEST_P(CudaTrainer, StepsAfterRefusedAllocationsSucceed) {
     SCOPED_TRACE(table);
     Harness harness(0, "cuda");
     const dpt_host* host = harness.host();
-    DeviceModel model(host, GetParam(), kModel);
-    Optimizer optimizer(harness.runtime(), table);
-    add_groups(optimizer, model);
-    run_steps(optimizer, model, 1, 1);
+    Trainee gpu(harness, GetParam(), table);
+    add_groups(gpu.optimizer, gpu.model);
+    run_steps(gpu.optimizer, gpu.model, 1, 1);
     // No memory limit is set: the requests reach cudaMalloc and cudaHostAlloc, which fail.
     void* refused = nullptr;
     const uint64_t huge = uint64_t{1} << 50;  // 1 PiB
@@ -176,8 +181,8 @@ TEST_P(CudaTrainer, StepsAfterRefusedAllocationsSucceed) {
     EXPECT_EQ(take(host->alloc(host, DPT_MEMORY_PINNED_HOST, huge, 0, &refused)).code,
               DPT_OUT_OF_MEMORY);
     EXPECT_EQ(refused, nullptr);
-    run_steps(optimizer, model, 2, kSteps);
-    expect_equal(expected, TrainResult{model.parameters(), optimizer.export_state()});
+    run_steps(gpu.optimizer, gpu.model, 2, kSteps);
+    expect_equal(expected, gpu.result(gpu.optimizer.export_state()));
   }
 }
 

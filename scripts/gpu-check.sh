@@ -27,6 +27,9 @@ trap 'rm -rf "$scratch"' EXIT
 : >"$summary"
 failures=0
 
+# What the script builds and runs (tests/scripts checks that each exists in a CUDA build).
+targets=(dopant_optimizer_cuda_tests dopant_offload_plugin_tests dopant-cli dopant-adamw
+         dopant-adamw-chunked-offload pinned_copy_probe)
 kernel_tests="$BUILD/tests/optimizer/dopant_optimizer_cuda_tests"
 plugin_tests="$BUILD/tests/optimizer_offload/dopant_offload_plugin_tests"
 cli="$BUILD/bin/dopant"
@@ -118,9 +121,7 @@ if ! step 01-configure 120 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Re
   note "gpu-check: cannot configure; stopping"
   exit 1
 fi
-if ! step 02-build 420 cmake --build "$BUILD" -j "$JOBS" --target dopant_optimizer_cuda_tests \
-    dopant_offload_plugin_tests dopant-cli dopant-adamw dopant-adamw-chunked-offload \
-    pinned_copy_probe; then
+if ! step 02-build 420 cmake --build "$BUILD" -j "$JOBS" --target "${targets[@]}"; then
   note "gpu-check: the build failed; stopping"
   exit 1
 fi

@@ -92,7 +92,8 @@ struct dpt_host {
   dpt_error* (*stream_wait_event)(const dpt_host* host, dpt_stream* stream, dpt_event* event);
   dpt_error* (*event_synchronize)(const dpt_host* host, dpt_event* event);
   /* [any-thread] Native handle of a stream (cudaStream_t on CUDA, NULL on CPU), for plugins
-   * that launch their own kernels. */
+   * that launch their own kernels (with the run's device, see device_is_gpu, current on the
+   * launching thread: host services leave the caller's current device as they found it). */
   void* (*stream_native)(const dpt_host* host, dpt_stream* stream);
   /* [any-thread] Nonzero when the run's device is a CUDA GPU; `device_index` gets its index. */
   int32_t (*device_is_gpu)(const dpt_host* host, int32_t* device_index);

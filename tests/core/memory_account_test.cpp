@@ -100,6 +100,22 @@ TEST(MemoryAccount, KindsAreAccountedSeparately) {
   services.release(DPT_MEMORY_PINNED_HOST, pinned);
 }
 
+// Pinned memory goes back to the backend that allocated it (cudaHostAlloc memory must never
+// reach std::free), so the device cannot change under it.
+TEST(MemoryAccount, DeviceChangeIsRefusedWhilePinnedMemoryIsAllocated) {
+  HostServices services(1, DPT_LOG_ERROR);
+  void* pinned = services.allocate(DPT_MEMORY_PINNED_HOST, 4096, 0);
+  try {
+    services.set_device("cpu", 0, 0);
+    FAIL() << "the device changed while pinned memory was allocated";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), DPT_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(e.what()).find("pinned host memory"), std::string::npos) << e.what();
+  }
+  services.release(DPT_MEMORY_PINNED_HOST, pinned);
+  EXPECT_NO_THROW(services.set_device("cpu", 0, 0));
+}
+
 TEST(MemoryAccount, ResetPeakKeepsCurrent) {
   HostServices services(1, DPT_LOG_ERROR);
   void* a = services.allocate(DPT_MEMORY_HOST, 800, 0);

@@ -1,11 +1,13 @@
 // The CUDA multi-tensor kernel against the CPU reference: every element bit-identical (NaN
 // payloads aside: the device makes canonical NaNs), for fp32/bf16/f16, with enough tensors
-// and chunks to need several launches and to split one tensor across launches. Skips when
-// cudaGetDeviceCount finds no device.
+// to need several launches, one tensor of more tiles than the grid has blocks, aligned
+// tensors (four-element accesses and a scalar tail) and tensors one element off alignment
+// (element by element). Skips when cudaGetDeviceCount finds no device.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -15,12 +17,17 @@
 namespace dopant::adamw_kernels::testing {
 namespace {
 
-void check(cudaError_t status) { ASSERT_EQ(status, cudaSuccess) << cudaGetErrorString(status); }
+// Throws, so that a failed CUDA call ends the test (gtest reports the exception) wherever it
+// happens, constructors included.
+void check(cudaError_t status) {
+  if (status != cudaSuccess) throw std::runtime_error(cudaGetErrorString(status));
+}
 
-// One device copy of a TestTensor's buffers.
+// One device copy of a TestTensor's buffers, each starting `offset` elements into its
+// allocation (cudaMalloc aligns to 256 bytes).
 class DeviceTensorCopy {
  public:
-  explicit DeviceTensorCopy(const TestTensor& host) : numel_(host.numel) {
+  DeviceTensorCopy(const TestTensor& host, size_t offset) : numel_(host.numel), offset_(offset) {
     param_ = upload(host.param.data(), host.param.size());
     grad_ = upload(host.grad.data(), host.grad.size());
     if (!host.master.empty()) master_ = upload(host.master.data(), host.master.size() * 4);
@@ -30,7 +37,7 @@ class DeviceTensorCopy {
   DeviceTensorCopy(const DeviceTensorCopy&) = delete;
   DeviceTensorCopy& operator=(const DeviceTensorCopy&) = delete;
   ~DeviceTensorCopy() {
-    for (void* p : {param_, grad_, master_, exp_avg_, exp_avg_sq_}) cudaFree(p);
+    for (void* p : allocations_) cudaFree(p);
   }
 
   cuda::DeviceTensor device() const {
@@ -48,13 +55,19 @@ class DeviceTensorCopy {
   }
 
  private:
-  static void* upload(const void* src, size_t bytes) {
-    void* dst = nullptr;
-    check(cudaMalloc(&dst, bytes));
+  // `bytes` of [count] elements at `src`, copied `offset_` elements into a new allocation.
+  void* upload(const void* src, size_t bytes) {
+    const size_t skip = offset_ * (bytes / numel_);
+    void* block = nullptr;
+    check(cudaMalloc(&block, bytes + skip));
+    allocations_.push_back(block);
+    void* dst = static_cast<char*>(block) + skip;
     check(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
     return dst;
   }
   size_t numel_;
+  size_t offset_;
+  std::vector<void*> allocations_;
   void* param_ = nullptr;
   void* grad_ = nullptr;
   void* master_ = nullptr;
@@ -62,19 +75,18 @@ class DeviceTensorCopy {
   void* exp_avg_sq_ = nullptr;
 };
 
-// Awkward lengths, more tensors than one launch takes, and one tensor longer than a launch.
+// Awkward lengths (vector tails of 1 to 3 elements), more tensors than one launch takes, and
+// one tensor of more tiles than any GPU keeps resident blocks (an H200: 132 SMs x 4 blocks).
 std::vector<size_t> tensor_lengths() {
-  std::vector<size_t> lengths = {1, 7, 1023, 65537, 3 * cuda::kChunkElements + 5};
+  std::vector<size_t> lengths = {1, 7, 1023, 65537, 3 * cuda::kTileElements + 5, 6};
   lengths.insert(lengths.end(), cuda::kMaxTensorsPerLaunch + 6, 100);
-  lengths.push_back((cuda::kMaxChunksPerLaunch + 3) * cuda::kChunkElements - 11);
+  lengths.push_back(2000 * cuda::kTileElements + 3);
   return lengths;
 }
 
-class CudaStepTest : public ::testing::TestWithParam<ParamDtype> {};
-
-TEST_P(CudaStepTest, MatchesTheReference) {
-  if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device (cudaGetDeviceCount found none)";
-  const ParamDtype type = GetParam();
+// Steps every tensor of tensor_lengths() on the device, each buffer `offset` elements into
+// its allocation, and with the reference; expects the same bits.
+void expect_reference_bits(ParamDtype type, size_t offset) {
   std::vector<TestTensor> expected;
   for (size_t length : tensor_lengths()) {
     expected.push_back(random_tensor(type, length, expected.size()));
@@ -83,7 +95,7 @@ TEST_P(CudaStepTest, MatchesTheReference) {
   std::vector<std::unique_ptr<DeviceTensorCopy>> copies;
   std::vector<cuda::DeviceTensor> device;
   for (const TestTensor& t : actual) {
-    copies.push_back(std::make_unique<DeviceTensorCopy>(t));
+    copies.push_back(std::make_unique<DeviceTensorCopy>(t, offset));
     device.push_back(copies.back()->device());
   }
   for (StepHyper hyper : test_hypers()) {
@@ -98,10 +110,21 @@ TEST_P(CudaStepTest, MatchesTheReference) {
   check(cudaDeviceSynchronize());
   for (size_t t = 0; t < actual.size(); ++t) {
     copies[t]->download(actual[t]);
-    ASSERT_TRUE(same_bits_but_nan_payloads(expected[t], actual[t]))
-        << "tensor " << t << " of " << actual[t].numel << " elements";
+    EXPECT_TRUE(same_bits_but_nan_payloads(expected[t], actual[t]))
+        << "tensor " << t << " of " << actual[t].numel << " elements, offset " << offset;
   }
 }
+
+class CudaStepTest : public ::testing::TestWithParam<ParamDtype> {
+ protected:
+  void SetUp() override {
+    if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device (cudaGetDeviceCount found none)";
+  }
+};
+
+TEST_P(CudaStepTest, AlignedTensorsMatchTheReference) { expect_reference_bits(GetParam(), 0); }
+
+TEST_P(CudaStepTest, UnalignedTensorsMatchTheReference) { expect_reference_bits(GetParam(), 1); }
 
 INSTANTIATE_TEST_SUITE_P(ParamDtypes, CudaStepTest,
                          ::testing::Values(ParamDtype::f32, ParamDtype::bf16, ParamDtype::f16),

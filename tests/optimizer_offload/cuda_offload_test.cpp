@@ -50,11 +50,7 @@ TEST_P(CudaOffload, DevicePeakIsParamsGradsAndTwoChunks) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Dtypes, CudaOffload, ::testing::Values(kFp32, kBf16, kFp16),
-                         [](const auto& info) {
-                           return info.param.bits == 32          ? std::string("fp32")
-                                  : info.param.code == kDLBfloat ? std::string("bf16")
-                                                                 : std::string("fp16");
-                         });
+                         [](const auto& info) { return dtype_name(info.param); });
 
 }  // namespace
 }  // namespace dopant::offload_testing

@@ -22,10 +22,7 @@ float synthetic(uint64_t stream, uint64_t tensor, uint64_t element) {
   return static_cast<float>(x >> 40) * 0x1p-23f - 1.0f;
 }
 
-void check_ok(dpt_error* error, const char* what) {
-  const Outcome outcome = take(error);
-  if (outcome.code != DPT_OK) throw std::runtime_error(std::string(what) + ": " + outcome.message);
-}
+void check_ok(dpt_error* error, const char* what) { check_ok(take(error), what); }
 
 }  // namespace
 
@@ -36,9 +33,17 @@ Outcome take(dpt_error* error) {
   return outcome;
 }
 
+void check_ok(const Outcome& outcome, const char* what) {
+  if (outcome.code != DPT_OK) throw std::runtime_error(std::string(what) + ": " + outcome.message);
+}
+
+std::string dtype_name(DLDataType dtype) {
+  return dtype.bits == 32 ? "fp32" : dtype.code == kDLBfloat ? "bf16" : "fp16";
+}
+
 // ------------------------------------------------------------------ Harness
 
-Harness::Harness(uint64_t device_memory_limit, const char* device) {
+Harness::Harness(uint64_t device_memory_limit, const char* device, int32_t index) {
   const dpt_runtime_options options{DPT_RUNTIME_OPTIONS_SIZE_1_0, nullptr, 1, DPT_LOG_WARN, 2};
   check_ok(dpt_runtime_create(&options, &runtime_), "dpt_runtime_create");
   check_ok(dpt_runtime_load_library(runtime_, DOPANT_ADAMW_PLUGIN), "load adamw");
@@ -47,7 +52,8 @@ Harness::Harness(uint64_t device_memory_limit, const char* device) {
   const dpt_workload_decl workload{DPT_WORKLOAD_DECL_SIZE_1_0, "offload-test",
                                    "optimizer instances for tests", nullptr, 0, kSlots, 1};
   check_ok(dpt_runtime_declare_workload(runtime_, &workload), "declare workload");
-  const dpt_device_options chosen{DPT_DEVICE_OPTIONS_SIZE_1_0, device, 0, device_memory_limit};
+  const dpt_device_options chosen{DPT_DEVICE_OPTIONS_SIZE_1_0, device, index,
+                                  device_memory_limit};
   check_ok(dpt_runtime_set_device(runtime_, &chosen), "set device");
 }
 
@@ -85,9 +91,9 @@ Outcome Optimizer::add_group(const dpt_param_group& group) {
   return take(table().add_param_group(dpt_plugin_instance_handle(instance_), &group));
 }
 
-Outcome Optimizer::step(double lr_scale, double grad_scale) {
+Outcome Optimizer::step(double lr_scale, double grad_scale, dpt_stream* stream) {
   const dpt_step_args args{DPT_STEP_ARGS_SIZE_1_0, nullptr, lr_scale, grad_scale, 0, nullptr};
-  return take(table().step(dpt_plugin_instance_handle(instance_), &args, nullptr));
+  return take(table().step(dpt_plugin_instance_handle(instance_), &args, stream));
 }
 
 ExportedState Optimizer::export_state() {
@@ -180,11 +186,12 @@ void DeviceModel::copy(void* dst, dpt_memory_kind dst_kind, const void* src,
   check_ok(host_->stream_synchronize(host_, nullptr), "synchronize");
 }
 
-void DeviceModel::fill(void* device, uint64_t stream, uint64_t index, const Tensor& t) {
+void DeviceModel::fill(void* device, uint64_t values_of, uint64_t index, const Tensor& t,
+                       dpt_stream* stream) {
   const auto count = static_cast<uint64_t>(t.shape);
   std::vector<unsigned char> values(count * dtype_.bits / 8);
   for (uint64_t i = 0; i < count; ++i) {
-    const float value = synthetic(stream, index, i);
+    const float value = synthetic(values_of, index, i);
     if (dtype_.bits == 32) {
       std::memcpy(values.data() + 4 * i, &value, 4);
     } else {
@@ -193,7 +200,14 @@ void DeviceModel::fill(void* device, uint64_t stream, uint64_t index, const Tens
       std::memcpy(values.data() + 2 * i, &half, 2);
     }
   }
-  copy(device, DPT_MEMORY_DEVICE, values.data(), DPT_MEMORY_HOST, values.size());
+  if (stream == nullptr) {
+    copy(device, DPT_MEMORY_DEVICE, values.data(), DPT_MEMORY_HOST, values.size());
+    return;
+  }
+  // From pageable memory a queued copy has read its source when it returns (CUDA stages it).
+  check_ok(host_->copy(host_, device, DPT_MEMORY_DEVICE, values.data(), DPT_MEMORY_HOST,
+                       values.size(), stream),
+           "copy on a stream");
 }
 
 dpt_param_group DeviceModel::group(size_t index) const {
@@ -213,8 +227,8 @@ dpt_param_group DeviceModel::group(size_t index) const {
                          grads_[index].data()};
 }
 
-void DeviceModel::set_gradients(uint64_t step) {
-  for (size_t i = 0; i < tensors_.size(); ++i) fill(tensors_[i].grad, step, i, tensors_[i]);
+void DeviceModel::set_gradients(uint64_t step, dpt_stream* stream) {
+  for (size_t i = 0; i < tensors_.size(); ++i) fill(tensors_[i].grad, step, i, tensors_[i], stream);
 }
 
 std::vector<unsigned char> DeviceModel::parameters() const {
@@ -254,11 +268,17 @@ bool cuda_device_present() {
   }
 }
 
-void run_steps(Optimizer& optimizer, DeviceModel& model, uint64_t first, uint64_t last) {
+void add_groups(Optimizer& optimizer, const DeviceModel& model) {
+  for (size_t g = 0; g < model.group_count(); ++g) {
+    check_ok(optimizer.add_group(model.group(g)), "add_param_group");
+  }
+}
+
+void run_steps(Optimizer& optimizer, DeviceModel& model, uint64_t first, uint64_t last,
+               dpt_stream* stream) {
   for (uint64_t step = first; step <= last; ++step) {
-    model.set_gradients(step);
-    const Outcome outcome = optimizer.step(1.0 - 0.1 * static_cast<double>(step), 2.0);
-    if (outcome.code != DPT_OK) throw std::runtime_error("step: " + outcome.message);
+    model.set_gradients(step, stream);
+    check_ok(optimizer.step(1.0 - 0.1 * static_cast<double>(step), 2.0, stream), "step");
   }
 }
 
@@ -268,10 +288,7 @@ TrainResult train(const char* device, DLDataType dtype,
   Harness harness(0, device);
   DeviceModel model(harness.host(), dtype, groups);
   Optimizer optimizer(harness.runtime(), optimizer_table);
-  for (size_t g = 0; g < model.group_count(); ++g) {
-    const Outcome outcome = optimizer.add_group(model.group(g));
-    if (outcome.code != DPT_OK) throw std::runtime_error("add_param_group: " + outcome.message);
-  }
+  add_groups(optimizer, model);
   run_steps(optimizer, model, 1, steps);
   return TrainResult{model.parameters(), optimizer.export_state()};
 }

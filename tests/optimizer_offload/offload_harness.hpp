@@ -26,6 +26,11 @@ struct Outcome {
   std::string message;
 };
 Outcome take(dpt_error* error);
+// Throws std::runtime_error naming `what` unless `outcome` is DPT_OK.
+void check_ok(const Outcome& outcome, const char* what);
+
+// "fp32", "bf16" or "fp16": names of parameterized tests.
+std::string dtype_name(DLDataType dtype);
 
 // "tensor/state" -> the exported bytes.
 using ExportedState = std::map<std::string, std::vector<unsigned char>>;
@@ -38,7 +43,7 @@ class Optimizer {
   Optimizer& operator=(const Optimizer&) = delete;
 
   Outcome add_group(const dpt_param_group& group);
-  Outcome step(double lr_scale, double grad_scale);
+  Outcome step(double lr_scale, double grad_scale, dpt_stream* stream = nullptr);
   ExportedState export_state();
   // Imports every entry of `state` ("step" as a 0-d fp32 tensor, the rest 1-d fp32).
   Outcome import_all(const ExportedState& state);
@@ -62,8 +67,9 @@ class DeviceModel {
   // the others explicit ones.
   dpt_param_group group(size_t index) const;
   size_t group_count() const { return groups_.size(); }
-  // Writes the gradients of step `step`.
-  void set_gradients(uint64_t step);
+  // Writes the gradients of step `step`: on `stream` without waiting for the copies, or,
+  // without a stream, complete when it returns.
+  void set_gradients(uint64_t step, dpt_stream* stream = nullptr);
   // Every parameter's bytes, in tensor order.
   std::vector<unsigned char> parameters() const;
   void restore_parameters(const std::vector<unsigned char>& bytes);
@@ -79,7 +85,8 @@ class DeviceModel {
     DLTensor param_view;
     DLTensor grad_view;
   };
-  void fill(void* device, uint64_t stream, uint64_t index, const Tensor& t);
+  void fill(void* device, uint64_t values_of, uint64_t index, const Tensor& t,
+            dpt_stream* stream = nullptr);
   void copy(void* dst, dpt_memory_kind dst_kind, const void* src, dpt_memory_kind src_kind,
             uint64_t bytes) const;
 
@@ -93,11 +100,12 @@ class DeviceModel {
   std::vector<std::vector<DLTensor>> grads_;
 };
 
-// A runtime on `device` ("cpu" or "cuda") with the adamw and adamw-chunked-offload plugins
-// and a workload named "offload-test" with one `optimizer` slot.
+// A runtime on `device` ("cpu" or "cuda", number `index`) with the adamw and
+// adamw-chunked-offload plugins and a workload named "offload-test" with one `optimizer` slot.
 class Harness {
  public:
-  explicit Harness(uint64_t device_memory_limit = 0, const char* device = "cpu");
+  explicit Harness(uint64_t device_memory_limit = 0, const char* device = "cpu",
+                   int32_t index = 0);
   ~Harness();
   Harness(const Harness&) = delete;
   Harness& operator=(const Harness&) = delete;
@@ -118,9 +126,13 @@ struct TrainResult {
   ExportedState state;
 };
 
+// Adds every group of `model` to `optimizer`, in order.
+void add_groups(Optimizer& optimizer, const DeviceModel& model);
+
 // Steps `first` … `last` of `optimizer`: gradients of each step, lr_scale 1 - step/10 and
-// grad_scale 2.
-void run_steps(Optimizer& optimizer, DeviceModel& model, uint64_t first, uint64_t last);
+// grad_scale 2; with a stream, gradients and steps are queued on it and nothing waits.
+void run_steps(Optimizer& optimizer, DeviceModel& model, uint64_t first, uint64_t last,
+               dpt_stream* stream = nullptr);
 
 // `steps` steps of the optimizer of `optimizer_table` on a fresh model of `groups` on
 // `device`: the final parameters and the exported state.

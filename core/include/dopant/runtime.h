@@ -136,7 +136,7 @@ typedef struct dpt_device_options {
 
 /* Selects the device behind DPT_MEMORY_DEVICE and resets memory peaks. Fails with
  * DPT_UNAVAILABLE when "cuda" is asked for and no GPU (or no CUDA build) is present. Only
- * while no device memory is allocated. */
+ * while no device or pinned host memory is allocated (DPT_INVALID_ARGUMENT otherwise). */
 DPT_API dpt_error* dpt_runtime_set_device(dpt_runtime* runtime, const dpt_device_options* options);
 /* Resets the peak of every memory kind to its current value. */
 DPT_API void dpt_runtime_reset_memory_peaks(dpt_runtime* runtime);

@@ -17,6 +17,10 @@ void HostServices::set_device(const std::string& kind, int32_t index, uint64_t m
   if (device_memory_.stats().allocation_count != 0) {
     throw Error(DPT_INVALID_ARGUMENT, "cannot change the device while device memory is allocated");
   }
+  // Pinned memory is freed by the backend that allocated it (cudaFreeHost, std::free).
+  if (pinned_memory_.stats().allocation_count != 0) {
+    throw Error(DPT_INVALID_ARGUMENT, "cannot change the device while pinned host memory is allocated");
+  }
   if (kind == "cpu") {
     device_ = make_cpu_device();
   } else if (kind == "cuda") {

@@ -28,7 +28,7 @@ class HostServices {
   HostServices(uint32_t threads, dpt_log_level log_level);
   ~HostServices();
 
-  // Selects the device; only while no device memory is allocated. Resets peaks.
+  // Selects the device; only while no device or pinned memory is allocated. Resets peaks.
   void set_device(const std::string& kind, int32_t index, uint64_t memory_limit);
   DeviceBackend& device() { return *device_; }
 

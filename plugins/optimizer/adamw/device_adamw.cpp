@@ -14,9 +14,7 @@
 namespace dopant::adamw_plugin {
 namespace {
 
-using adamw_common::download;
 using adamw_common::param_dtype;
-using adamw_common::upload;
 
 constexpr uint64_t kElementsPerTask = uint64_t{1} << 16;
 
@@ -57,7 +55,8 @@ DeviceAdamW::DeviceAdamW(const dpt_host* host, const sdk::Config& config)
     : host_(host),
       on_gpu_(host->device_is_gpu(host, &device_index_) != 0),
       cpu_variant_(choose_variant(config.get_string("kernel"))),
-      defaults_(adamw_common::GroupHyper::configured(config)) {
+      defaults_(adamw_common::GroupHyper::configured(config)),
+      copies_(host) {
 #ifndef DOPANT_ADAMW_HAVE_CUDA
   if (on_gpu_) sdk::fail(DPT_UNIMPLEMENTED, "adamw was built without CUDA");
 #endif
@@ -108,31 +107,32 @@ DeviceAdamW::Tensor DeviceAdamW::make_tensor(const dpt_param_group& group,
                ? sdk::Allocation()
                : sdk::Allocation(host_, DPT_MEMORY_DEVICE, state_bytes)};
   const std::vector<float> zeros(count, 0.0f);
-  upload(host_, t.exp_avg.data(), zeros.data(), state_bytes);
-  upload(host_, t.exp_avg_sq.data(), zeros.data(), state_bytes);
+  copies_.upload(t.exp_avg.data(), zeros.data(), state_bytes);
+  copies_.upload(t.exp_avg_sq.data(), zeros.data(), state_bytes);
   if (dtype != adamw_kernels::ParamDtype::f32) {
-    const std::vector<float> master =
-        adamw_common::download_widened(host_, cpu_variant_, dtype, t.param, count);
-    upload(host_, t.master.data(), master.data(), state_bytes);
+    const std::vector<float> master = copies_.download_widened(cpu_variant_, dtype, t.param, count);
+    copies_.upload(t.master.data(), master.data(), state_bytes);
   }
   return t;
 }
 
 adamw_kernels::StepScalars DeviceAdamW::scalars_for(const Tensor& tensor,
                                                     const dpt_step_args& args) const {
-  return adamw_kernels::make_step_scalars(groups_[tensor.group].at_step(tensor.step, args));
+  return adamw_kernels::make_step_scalars(groups_[tensor.group].at_step(tensor.step + 1, args));
 }
 
+// Step counters advance only once the whole step is queued (or done, on a CPU), so a step
+// that fails leaves the counts of the steps that happened.
 void DeviceAdamW::step(const dpt_step_args& args, dpt_stream* stream) {
   adamw_common::check_step_args(args);
   const DLTensor* moved = adamw_common::checked_step_gradients(args, tensors_, on_gpu_);
-  for (Tensor& t : tensors_) ++t.step;
   if (on_gpu_) {
     step_gpu(args, moved, stream);
-    last_stream_ = stream;
+    copies_.step_queued(stream);
   } else {
     step_cpu(args, moved);
   }
+  for (Tensor& t : tensors_) ++t.step;
 }
 
 adamw_kernels::TensorRefs DeviceAdamW::refs_for(size_t index, const DLTensor* moved) const {
@@ -154,6 +154,7 @@ void DeviceAdamW::step_gpu([[maybe_unused]] const dpt_step_args& args,
                            [[maybe_unused]] const DLTensor* moved,
                            [[maybe_unused]] dpt_stream* stream) {
 #ifdef DOPANT_ADAMW_HAVE_CUDA
+  const adamw_kernels::cuda::DeviceScope scope(device_index_);  // any thread may call step
   std::vector<adamw_kernels::cuda::BatchedTensor> updates;
   updates.reserve(tensors_.size());
   for (size_t i = 0; i < tensors_.size(); ++i) {
@@ -165,15 +166,11 @@ void DeviceAdamW::step_gpu([[maybe_unused]] const dpt_step_args& args,
 #endif
 }
 
-void DeviceAdamW::wait_for_steps() const {
-  sdk::check(host_, host_->stream_synchronize(host_, last_stream_));
-}
-
 void DeviceAdamW::export_state(const sdk::StateVisitor& visit) const {
-  wait_for_steps();
+  copies_.wait_for_steps();
   const auto download_floats = [&](const sdk::Allocation& device, uint64_t count) {
     std::vector<float> values(count);
-    download(host_, values.data(), device.data(), count * sizeof(float));
+    copies_.download(values.data(), device.data(), count * sizeof(float));
     return values;
   };
   for (const Tensor& t : tensors_) {
@@ -189,7 +186,7 @@ void DeviceAdamW::export_state(const sdk::StateVisitor& visit) const {
 void DeviceAdamW::import_state(const char* tensor_name, const char* state,
                                const DLTensor& value) {
   Tensor& t = find(tensor_name);
-  wait_for_steps();
+  copies_.wait_for_steps();
   const uint32_t arrays = t.dtype == adamw_kernels::ParamDtype::f32 ? 2 : 3;
   const adamw_common::ImportTarget target =
       adamw_common::parse_import(t.name, state, value, t.count, arrays);
@@ -198,8 +195,8 @@ void DeviceAdamW::import_state(const char* tensor_name, const char* state,
     return;
   }
   const sdk::Allocation* arrays_of_t[] = {&t.exp_avg, &t.exp_avg_sq, &t.master};
-  upload(host_, arrays_of_t[static_cast<uint32_t>(target.array)]->data(),
-         sdk::data_as<const float>(value), t.count * sizeof(float));
+  copies_.upload(arrays_of_t[static_cast<uint32_t>(target.array)]->data(),
+                 sdk::data_as<const float>(value), t.count * sizeof(float));
 }
 
 dpt_optimizer_memory DeviceAdamW::memory() const {

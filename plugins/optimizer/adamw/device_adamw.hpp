@@ -13,6 +13,7 @@
 
 #include "dopant/adamw_kernels/kernels.hpp"
 #include "dopant/adamw_common/hyper_params.hpp"
+#include "dopant/adamw_common/state_transfer.hpp"
 
 namespace dopant::adamw_plugin {
 
@@ -49,19 +50,19 @@ class DeviceAdamW {
   void step_cpu(const dpt_step_args& args, const DLTensor* moved);
   void step_gpu(const dpt_step_args& args, const DLTensor* moved, dpt_stream* stream);
   adamw_kernels::TensorRefs refs_for(size_t index, const DLTensor* moved) const;
+  // The scalars of the coming step (the tensor's step + 1).
   adamw_kernels::StepScalars scalars_for(const Tensor& tensor, const dpt_step_args& args) const;
   Tensor& find(const char* name);
-  // Waits for the stream of the last step, so state copies see its results.
-  void wait_for_steps() const;
 
   const dpt_host* host_;
   int32_t device_index_ = 0;
   bool on_gpu_;
-  dpt_stream* last_stream_ = nullptr;  // where the last GPU step was queued
   adamw_kernels::Variant cpu_variant_;
   adamw_common::GroupHyper defaults_;
   std::vector<adamw_common::GroupHyper> groups_;
   std::vector<Tensor> tensors_;
+  // Declared last, so destroyed first: it waits for the last step before state is freed.
+  adamw_common::StateCopies copies_;
 };
 
 }  // namespace dopant::adamw_plugin

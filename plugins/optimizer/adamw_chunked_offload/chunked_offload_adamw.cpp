@@ -11,11 +11,12 @@
 #include "cpu_pipeline.hpp"
 #include "dopant/adamw_common/param_checks.hpp"
 #include "offload_choice.hpp"
+#ifdef DOPANT_ADAMW_HAVE_CUDA
+#include "dopant/adamw_kernels/cuda_step.hpp"
+#endif
 
 namespace dopant::adamw_offload {
 namespace {
-
-using adamw_common::copy_now;
 
 uint64_t total_bytes(const std::vector<ImageLayout>& images) {
   uint64_t total = 0;
@@ -27,29 +28,16 @@ sdk::Allocation allocate(const dpt_host* host, dpt_memory_kind kind, uint64_t by
   return bytes == 0 ? sdk::Allocation() : sdk::Allocation(host, kind, bytes);
 }
 
-// Sets `bytes` at `memory` to zero: directly in (pinned) host memory, through copies of a
-// bounded zero buffer in device memory.
-void zero(const dpt_host* host, std::byte* memory, dpt_memory_kind kind, uint64_t bytes) {
-  if (kind != DPT_MEMORY_DEVICE) {
-    std::memset(memory, 0, bytes);
-    return;
-  }
-  const std::vector<std::byte> zeros(std::min<uint64_t>(bytes, uint64_t{16} << 20));
-  for (uint64_t done = 0; done < bytes; done += zeros.size()) {
-    copy_now(host, memory + done, kind, zeros.data(), DPT_MEMORY_HOST,
-             std::min<uint64_t>(zeros.size(), bytes - done));
-  }
-}
-
 }  // namespace
 
 ChunkedOffloadAdamW::ChunkedOffloadAdamW(const dpt_host* host, const sdk::Config& config)
     : host_(host),
-      on_gpu_(host->device_is_gpu(host, nullptr) != 0),
+      on_gpu_(host->device_is_gpu(host, &device_index_) != 0),
       cpu_variant_(adamw_kernels::active_variant()),
       defaults_(adamw_common::GroupHyper::configured(config)),
       chunk_bytes_(config.get_size("chunk")),
-      offload_fraction_(config.get_float("offload_fraction")) {
+      offload_fraction_(config.get_float("offload_fraction")),
+      copies_(host) {
 #ifdef DOPANT_ADAMW_HAVE_CUDA
   if (on_gpu_) cuda_ = std::make_unique<CudaPipeline>(host_);
 #else
@@ -105,7 +93,10 @@ void ChunkedOffloadAdamW::add_param_group(const dpt_param_group& group) {
   for (Tensor& t : added) tensors_.push_back(std::move(t));
   place_images(std::move(streamed), DPT_MEMORY_PINNED_HOST, host_memory, true);
   place_images(std::move(resident), DPT_MEMORY_DEVICE, device_memory, false);
-  if (larger_slots[0].data() != nullptr) slots_ = std::move(larger_slots);
+  if (larger_slots[0].data() != nullptr) {
+    copies_.wait_for_steps();  // the last step's loads, updates and stores use the old slots
+    slots_ = std::move(larger_slots);
+  }
   initialize_state(first);
   build_work();
 }
@@ -124,7 +115,7 @@ void ChunkedOffloadAdamW::place_images(std::vector<ImageLayout> layouts, dpt_mem
     images.push_back(StateImage{next, kind, std::move(layout)});
     next += bytes;
   }
-  zero(host_, memory.as<std::byte>(), kind, memory.bytes());
+  zero(memory.as<std::byte>(), kind, memory.bytes());
   homes_.push_back(std::move(memory));
 }
 
@@ -133,7 +124,7 @@ void ChunkedOffloadAdamW::initialize_state(size_t first_tensor) {
     const Tensor& t = tensors_[i];
     if (t.dtype == adamw_kernels::ParamDtype::f32) continue;
     const std::vector<float> master =
-        adamw_common::download_widened(host_, cpu_variant_, t.dtype, t.param, t.count);
+        copies_.download_widened(cpu_variant_, t.dtype, t.param, t.count);
     write_array(t, adamw_common::StateArray::master, master.data());
   }
 }
@@ -184,16 +175,17 @@ void ChunkedOffloadAdamW::step(const dpt_step_args& args, dpt_stream* stream) {
     const Tensor& t = tensors_[i];
     work_.scalars[i] = adamw_kernels::make_step_scalars(groups_[t.group].at_step(t.step + 1, args));
   }
-  for (Tensor& t : tensors_) ++t.step;
   const std::array<std::byte*, 2> slots{slots_[0].as<std::byte>(), slots_[1].as<std::byte>()};
 #ifdef DOPANT_ADAMW_HAVE_CUDA
   if (on_gpu_) {
+    const adamw_kernels::cuda::DeviceScope scope(device_index_);  // any thread may call step
     cuda_->step(work_, slots, stream);
-    return;
+    copies_.step_queued(stream);
   }
 #endif
-  static_cast<void>(stream);  // a CPU run has no streams: the step completes here
-  step_on_cpu(host_, cpu_variant_, work_, slots);
+  if (!on_gpu_) step_on_cpu(host_, cpu_variant_, work_, slots);  // complete when it returns
+  // Counters advance only once the whole step is queued, so a failed step leaves them.
+  for (Tensor& t : tensors_) ++t.step;
 }
 
 const ChunkedOffloadAdamW::StateImage& ChunkedOffloadAdamW::image_of(
@@ -206,9 +198,9 @@ void ChunkedOffloadAdamW::read_array(const Tensor& t, adamw_common::StateArray a
   for (const StatePart& part : t.parts) {
     const StateImage& image = image_of(part);
     const Segment& s = image.layout.segments[part.segment];
-    copy_now(host_, out + s.begin, DPT_MEMORY_HOST,
-             image.home + s.array_offset(static_cast<uint32_t>(array)), image.kind,
-             s.count * sizeof(float));
+    copies_.copy(out + s.begin, DPT_MEMORY_HOST,
+                 image.home + s.array_offset(static_cast<uint32_t>(array)), image.kind,
+                 s.count * sizeof(float));
   }
 }
 
@@ -217,19 +209,27 @@ void ChunkedOffloadAdamW::write_array(const Tensor& t, adamw_common::StateArray 
   for (const StatePart& part : t.parts) {
     const StateImage& image = image_of(part);
     const Segment& s = image.layout.segments[part.segment];
-    copy_now(host_, image.home + s.array_offset(static_cast<uint32_t>(array)), image.kind,
-             in + s.begin, DPT_MEMORY_HOST, s.count * sizeof(float));
+    copies_.copy(image.home + s.array_offset(static_cast<uint32_t>(array)), image.kind,
+                 in + s.begin, DPT_MEMORY_HOST, s.count * sizeof(float));
   }
 }
 
-void ChunkedOffloadAdamW::wait_for_copies() const {
-#ifdef DOPANT_ADAMW_HAVE_CUDA
-  if (cuda_) cuda_->wait_idle();
-#endif
+// Sets `bytes` at `memory` to zero: directly in (pinned) host memory, through copies of a
+// bounded zero buffer in device memory.
+void ChunkedOffloadAdamW::zero(std::byte* memory, dpt_memory_kind kind, uint64_t bytes) const {
+  if (kind != DPT_MEMORY_DEVICE) {
+    std::memset(memory, 0, bytes);
+    return;
+  }
+  const std::vector<std::byte> zeros(std::min<uint64_t>(bytes, uint64_t{16} << 20));
+  for (uint64_t done = 0; done < bytes; done += zeros.size()) {
+    copies_.copy(memory + done, kind, zeros.data(), DPT_MEMORY_HOST,
+                 std::min<uint64_t>(zeros.size(), bytes - done));
+  }
 }
 
 void ChunkedOffloadAdamW::export_state(const sdk::StateVisitor& visit) const {
-  wait_for_copies();
+  copies_.wait_for_steps();
   for (const Tensor& t : tensors_) {
     adamw_common::HostState state{t.step, t.arrays() == 3, std::vector<float>(t.count),
                                   std::vector<float>(t.count), {}};
@@ -252,7 +252,7 @@ void ChunkedOffloadAdamW::import_state(const char* tensor_name, const char* stat
     t.step = target.step;
     return;
   }
-  wait_for_copies();
+  copies_.wait_for_steps();
   write_array(t, target.array, sdk::data_as<const float>(value));
 }
 

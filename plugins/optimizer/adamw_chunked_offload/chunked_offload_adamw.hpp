@@ -71,10 +71,11 @@ class ChunkedOffloadAdamW {
   const StateImage& image_of(const StatePart& part) const;
   void read_array(const Tensor& t, adamw_common::StateArray array, float* out) const;
   void write_array(const Tensor& t, adamw_common::StateArray array, const float* in);
-  void wait_for_copies() const;
+  void zero(std::byte* memory, dpt_memory_kind kind, uint64_t bytes) const;
   Tensor& find(const char* name);
 
   const dpt_host* host_;
+  int32_t device_index_ = 0;  // before on_gpu_, whose initializer sets it
   bool on_gpu_;
   adamw_kernels::Variant cpu_variant_;
   adamw_common::GroupHyper defaults_;
@@ -91,6 +92,9 @@ class ChunkedOffloadAdamW {
 #ifdef DOPANT_ADAMW_HAVE_CUDA
   std::unique_ptr<CudaPipeline> cuda_;
 #endif
+  // Declared last, so destroyed first: it waits for the last step before the slots, the
+  // images and the pipeline's streams go.
+  adamw_common::StateCopies copies_;
 };
 
 }  // namespace dopant::adamw_offload

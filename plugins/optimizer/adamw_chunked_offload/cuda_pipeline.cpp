@@ -1,4 +1,4 @@
-// CudaPipeline: copy stream, events and multi-tensor launches (see cuda_pipeline.hpp).
+// CudaPipeline: copy streams, events and multi-tensor launches (see cuda_pipeline.hpp).
 #include "cuda_pipeline.hpp"
 
 #include <dopant/sdk/errors.hpp>
@@ -26,12 +26,13 @@ void launch_image(const ImageWork& image, std::byte* base,
 
 CudaPipeline::CudaPipeline(const dpt_host* host) : host_(host) {
   try {
-    sdk::check(host_, host_->stream_create(host_, &copy_stream_));
+    sdk::check(host_, host_->stream_create(host_, &load_stream_));
+    sdk::check(host_, host_->stream_create(host_, &store_stream_));
     for (size_t s = 0; s < 2; ++s) {
       sdk::check(host_, host_->event_create(host_, &loaded_[s]));
       sdk::check(host_, host_->event_create(host_, &updated_[s]));
+      sdk::check(host_, host_->event_create(host_, &stored_[s]));
     }
-    sdk::check(host_, host_->event_create(host_, &stored_));
   } catch (...) {
     release();
     throw;
@@ -39,26 +40,34 @@ CudaPipeline::CudaPipeline(const dpt_host* host) : host_(host) {
 }
 
 CudaPipeline::~CudaPipeline() {
-  host_->error_free(host_, host_->stream_synchronize(host_, copy_stream_));
+  for (dpt_stream* stream : {load_stream_, store_stream_}) {
+    host_->error_free(host_, host_->stream_synchronize(host_, stream));
+  }
   release();
 }
 
 void CudaPipeline::release() {
-  for (dpt_event* event : {loaded_[0], loaded_[1], updated_[0], updated_[1], stored_}) {
-    if (event != nullptr) host_->event_destroy(host_, event);
+  for (const auto* events : {&loaded_, &updated_, &stored_}) {
+    for (dpt_event* event : *events) {
+      if (event != nullptr) host_->event_destroy(host_, event);
+    }
   }
-  host_->stream_destroy(host_, copy_stream_);
+  host_->stream_destroy(host_, load_stream_);
+  host_->stream_destroy(host_, store_stream_);
 }
 
+// An event not yet recorded counts as complete, so the first step's loads wait for nothing.
 void CudaPipeline::step(const StepWork& work, const std::array<std::byte*, 2>& slots,
                         dpt_stream* stream) {
   void* native = host_->stream_native(host_, stream);
   for (const ImageWork& image : work.resident) launch_image(image, image.home, work.scalars, native);
   const auto load = [&](size_t n) {
+    const size_t slot = n % 2;
     const ImageWork& image = work.streamed[n];
-    sdk::check(host_, host_->copy(host_, slots[n % 2], DPT_MEMORY_DEVICE, image.home,
-                                  DPT_MEMORY_PINNED_HOST, image.bytes, copy_stream_));
-    sdk::check(host_, host_->event_record(host_, loaded_[n % 2], copy_stream_));
+    sdk::check(host_, host_->stream_wait_event(host_, load_stream_, stored_[slot]));
+    sdk::check(host_, host_->copy(host_, slots[slot], DPT_MEMORY_DEVICE, image.home,
+                                  DPT_MEMORY_PINNED_HOST, image.bytes, load_stream_));
+    sdk::check(host_, host_->event_record(host_, loaded_[slot], load_stream_));
   };
   const size_t count = work.streamed.size();
   if (count == 0) return;
@@ -69,17 +78,13 @@ void CudaPipeline::step(const StepWork& work, const std::array<std::byte*, 2>& s
     sdk::check(host_, host_->stream_wait_event(host_, stream, loaded_[slot]));
     launch_image(work.streamed[n], slots[slot], work.scalars, native);
     sdk::check(host_, host_->event_record(host_, updated_[slot], stream));
-    sdk::check(host_, host_->stream_wait_event(host_, copy_stream_, updated_[slot]));
+    sdk::check(host_, host_->stream_wait_event(host_, store_stream_, updated_[slot]));
     const ImageWork& image = work.streamed[n];
     sdk::check(host_, host_->copy(host_, image.home, DPT_MEMORY_PINNED_HOST, slots[slot],
-                                  DPT_MEMORY_DEVICE, image.bytes, copy_stream_));
+                                  DPT_MEMORY_DEVICE, image.bytes, store_stream_));
+    sdk::check(host_, host_->event_record(host_, stored_[slot], store_stream_));
   }
-  sdk::check(host_, host_->event_record(host_, stored_, copy_stream_));
-  sdk::check(host_, host_->stream_wait_event(host_, stream, stored_));
-}
-
-void CudaPipeline::wait_idle() const {
-  sdk::check(host_, host_->stream_synchronize(host_, copy_stream_));
+  sdk::check(host_, host_->stream_wait_event(host_, stream, stored_[(count - 1) % 2]));
 }
 
 }  // namespace dopant::adamw_offload

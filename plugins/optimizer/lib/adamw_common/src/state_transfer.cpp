@@ -1,5 +1,4 @@
-// copy_now, upload, download (host->copy on the default stream, then a synchronize),
-// download_widened, visit_torch_state and parse_import (see state_transfer.hpp).
+// StateCopies, visit_torch_state and parse_import (see state_transfer.hpp).
 #include "dopant/adamw_common/state_transfer.hpp"
 
 #include <dopant/sdk/errors.hpp>
@@ -9,26 +8,55 @@
 
 namespace dopant::adamw_common {
 
-void copy_now(const dpt_host* host, void* dst, dpt_memory_kind dst_kind, const void* src,
-              dpt_memory_kind src_kind, uint64_t bytes) {
+StateCopies::StateCopies(const dpt_host* host) : host_(host) {
+  try {
+    sdk::check(host_, host_->stream_create(host_, &stream_));
+    sdk::check(host_, host_->event_create(host_, &step_done_));
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+StateCopies::~StateCopies() {
+  sdk::guard_and_log(host_, "waiting for the last optimizer step", [&] { wait_for_steps(); });
+  release();
+}
+
+void StateCopies::release() noexcept {
+  if (step_done_ != nullptr) host_->event_destroy(host_, step_done_);
+  host_->stream_destroy(host_, stream_);
+}
+
+void StateCopies::step_queued(dpt_stream* stream) {
+  sdk::check(host_, host_->event_record(host_, step_done_, stream));
+}
+
+// An event never recorded counts as complete: before the first step this returns at once.
+void StateCopies::wait_for_steps() const {
+  sdk::check(host_, host_->event_synchronize(host_, step_done_));
+}
+
+void StateCopies::copy(void* dst, dpt_memory_kind dst_kind, const void* src,
+                       dpt_memory_kind src_kind, uint64_t bytes) const {
   if (bytes == 0) return;
-  sdk::check(host, host->copy(host, dst, dst_kind, src, src_kind, bytes, nullptr));
-  sdk::check(host, host->stream_synchronize(host, nullptr));
+  sdk::check(host_, host_->copy(host_, dst, dst_kind, src, src_kind, bytes, stream_));
+  sdk::check(host_, host_->stream_synchronize(host_, stream_));
 }
 
-void upload(const dpt_host* host, void* device_dst, const void* host_src, uint64_t bytes) {
-  copy_now(host, device_dst, DPT_MEMORY_DEVICE, host_src, DPT_MEMORY_HOST, bytes);
+void StateCopies::upload(void* device_dst, const void* host_src, uint64_t bytes) const {
+  copy(device_dst, DPT_MEMORY_DEVICE, host_src, DPT_MEMORY_HOST, bytes);
 }
 
-void download(const dpt_host* host, void* host_dst, const void* device_src, uint64_t bytes) {
-  copy_now(host, host_dst, DPT_MEMORY_HOST, device_src, DPT_MEMORY_DEVICE, bytes);
+void StateCopies::download(void* host_dst, const void* device_src, uint64_t bytes) const {
+  copy(host_dst, DPT_MEMORY_HOST, device_src, DPT_MEMORY_DEVICE, bytes);
 }
 
-std::vector<float> download_widened(const dpt_host* host, adamw_kernels::Variant variant,
-                                    adamw_kernels::ParamDtype dtype, const void* device_param,
-                                    uint64_t count) {
+std::vector<float> StateCopies::download_widened(adamw_kernels::Variant variant,
+                                                 adamw_kernels::ParamDtype dtype,
+                                                 const void* device_param, uint64_t count) const {
   std::vector<uint16_t> narrow(count);
-  download(host, narrow.data(), device_param, count * sizeof(uint16_t));
+  download(narrow.data(), device_param, count * sizeof(uint16_t));
   std::vector<float> wide(count);
   adamw_kernels::widen_to_float(variant, dtype, narrow.data(), wide.data(), count);
   return wide;

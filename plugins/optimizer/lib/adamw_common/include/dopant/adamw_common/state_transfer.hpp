@@ -1,9 +1,9 @@
-// AdamW state crossing the plugin boundary, as both AdamW plugins move it: copies through the
-// host's copy service (CUDA copies on a GPU run, plain copies on a CPU run; each complete
-// when it returns), the initial master weights, and export and import under PyTorch's names:
-// "step" (a 0-d fp32 tensor, as torch.optim.AdamW keeps it), "exp_avg", "exp_avg_sq" and,
-// for bf16 and fp16 parameters, "master" (fp32 master weights), each shaped like the
-// parameter.
+// AdamW state crossing the plugin boundary, as both AdamW plugins move it: StateCopies
+// (copies through the host's copy service on a stream of the plugin's own, ordered after the
+// steps queued on the caller's streams), the initial master weights, and export and import
+// under PyTorch's names: "step" (a 0-d fp32 tensor, as torch.optim.AdamW keeps it),
+// "exp_avg", "exp_avg_sq" and, for bf16 and fp16 parameters, "master" (fp32 master
+// weights), each shaped like the parameter.
 #pragma once
 
 #include <dopant/host.h>
@@ -17,22 +17,44 @@
 
 namespace dopant::adamw_common {
 
-// Copies `bytes` from `src` (memory of `src_kind`) to `dst` (of `dst_kind`) on the default
-// stream and waits for the copy.
-void copy_now(const dpt_host* host, void* dst, dpt_memory_kind dst_kind, const void* src,
-              dpt_memory_kind src_kind, uint64_t bytes);
+// The order between an optimizer's steps, queued on the caller's streams, and its state
+// copies, made from the calling thread. A step ends with step_queued(stream), which records
+// an event of the plugin's own on that stream (a stream the caller may destroy right after);
+// wait_for_steps() waits for the last such event. Copies run on a stream of the plugin's
+// own (never the legacy default stream, which does not wait for non-blocking streams) and
+// are complete when they return; callers wait_for_steps() before copying state a step
+// reads or writes. On a CPU run streams and events are the host's placeholders and every
+// step is complete when it returns.
+class StateCopies {
+ public:
+  explicit StateCopies(const dpt_host* host);
+  // Waits for the last step first, so memory the caller frees next is no longer in use.
+  ~StateCopies();
+  StateCopies(const StateCopies&) = delete;
+  StateCopies& operator=(const StateCopies&) = delete;
 
-// copy_now from host memory to device memory.
-void upload(const dpt_host* host, void* device_dst, const void* host_src, uint64_t bytes);
+  void step_queued(dpt_stream* stream);
+  void wait_for_steps() const;
 
-// copy_now from device memory to host memory.
-void download(const dpt_host* host, void* host_dst, const void* device_src, uint64_t bytes);
+  // Copies `bytes` from `src` (memory of `src_kind`) to `dst` (of `dst_kind`) and waits.
+  void copy(void* dst, dpt_memory_kind dst_kind, const void* src, dpt_memory_kind src_kind,
+            uint64_t bytes) const;
+  void upload(void* device_dst, const void* host_src, uint64_t bytes) const;
+  void download(void* host_dst, const void* device_src, uint64_t bytes) const;
 
-// The [count] elements of a bf16/fp16 parameter in device memory, widened exactly to fp32
-// with `variant`: the initial master weights.
-std::vector<float> download_widened(const dpt_host* host, adamw_kernels::Variant variant,
-                                    adamw_kernels::ParamDtype dtype, const void* device_param,
-                                    uint64_t count);
+  // The [count] elements of a bf16/fp16 parameter in device memory, widened exactly to fp32
+  // with `variant`: the initial master weights.
+  std::vector<float> download_widened(adamw_kernels::Variant variant,
+                                      adamw_kernels::ParamDtype dtype, const void* device_param,
+                                      uint64_t count) const;
+
+ private:
+  void release() noexcept;
+
+  const dpt_host* host_;
+  dpt_stream* stream_ = nullptr;      // the plugin's copy stream
+  dpt_event* step_done_ = nullptr;    // recorded at the end of every step
+};
 
 // The state arrays of one tensor, in this order wherever a plugin keeps them together.
 enum class StateArray : uint32_t { exp_avg = 0, exp_avg_sq = 1, master = 2 };

@@ -20,16 +20,19 @@ struct DeviceTensor {
   uint64_t numel;
 };
 
-// Each CUDA block updates one chunk of this many elements of one tensor.
-inline constexpr uint64_t kChunkElements = 65536;
-// A launch covers at most this many tensors and chunks; longer lists take several launches.
-inline constexpr size_t kMaxTensorsPerLaunch = 24;
-inline constexpr size_t kMaxChunksPerLaunch = 320;
+// A launch covers at most this many tensors; longer lists take several launches.
+inline constexpr size_t kMaxTensorsPerLaunch = 48;
+// Each CUDA block updates tiles of this many consecutive elements of one tensor, striding
+// over the launch's tiles; the grid holds as many blocks as the device keeps resident.
+inline constexpr uint64_t kTileElements = 2048;
 
 // Queues the update of `count` tensors on `stream` (a cudaStream_t; nullptr: the legacy
-// default stream). `tensors` is host memory and is read before the call returns; the device
-// buffers must stay alive until the stream has run the work. Throws std::invalid_argument for
-// bad arguments and std::runtime_error when a launch fails.
+// default stream) of the calling thread's current device. `tensors` is host memory and is
+// read before the call returns; the device buffers must stay alive until the stream has run
+// the work. A tensor whose fp32 buffers are 16-byte aligned and whose 16-bit buffers are
+// 8-byte aligned is read and written four elements at a time, any other element by element;
+// both give the same bits. Throws std::invalid_argument for bad arguments and
+// std::runtime_error when a launch fails.
 void launch_step(ParamDtype type, const StepScalars& scalars, const DeviceTensor* tensors,
                  size_t count, void* stream);
 
@@ -47,5 +50,20 @@ void launch_batched(const BatchedTensor* tensors, size_t count, void* stream);
 
 // Whether the CUDA runtime sees at least one device.
 bool device_available();
+
+// Makes `device` the calling thread's current CUDA device for the scope's lifetime and then
+// restores the thread's previous one: plugin entries that launch may be called from any
+// thread. Throws std::runtime_error when the device cannot be made current.
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device);
+  ~DeviceScope();
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  int previous_ = 0;
+  bool restore_ = false;
+};
 
 }  // namespace dopant::adamw_kernels::cuda

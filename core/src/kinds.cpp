@@ -32,7 +32,10 @@ constexpr TableSlot kParallelSlots[] = {
     DOPANT_SLOT(dpt_parallel_draft, combine)};
 constexpr TableSlot kSandboxSlots[] = {
     DOPANT_SLOT(dpt_sandbox_draft, create), DOPANT_SLOT(dpt_sandbox_draft, destroy),
-    DOPANT_SLOT(dpt_sandbox_draft, execute), DOPANT_SLOT(dpt_sandbox_draft, release_result)};
+    DOPANT_SLOT(dpt_sandbox_draft, acquire), DOPANT_SLOT(dpt_sandbox_draft, release),
+    DOPANT_SLOT(dpt_sandbox_draft, exec),    DOPANT_SLOT(dpt_sandbox_draft, put),
+    DOPANT_SLOT(dpt_sandbox_draft, get),     DOPANT_SLOT(dpt_sandbox_draft, reset),
+    DOPANT_SLOT(dpt_sandbox_draft, stats)};
 constexpr TableSlot kCheckpointSlots[] = {
     DOPANT_SLOT(dpt_checkpoint_draft, create), DOPANT_SLOT(dpt_checkpoint_draft, destroy),
     DOPANT_SLOT(dpt_checkpoint_draft, write), DOPANT_SLOT(dpt_checkpoint_draft, read)};

@@ -32,8 +32,12 @@
   X(dpt_parallel_topology, DPT_PARALLEL_TOPOLOGY_DRAFT_SIZE)   \
   X(dpt_dispatch_result, DPT_DISPATCH_RESULT_DRAFT_SIZE)       \
   X(dpt_parallel_draft, DPT_PARALLEL_DRAFT_SIZE)               \
-  X(dpt_sandbox_request, DPT_SANDBOX_REQUEST_DRAFT_SIZE)       \
-  X(dpt_sandbox_result, DPT_SANDBOX_RESULT_DRAFT_SIZE)         \
+  X(dpt_sandbox_acquire_args, DPT_SANDBOX_ACQUIRE_ARGS_DRAFT_SIZE) \
+  X(dpt_sandbox_box_args, DPT_SANDBOX_BOX_ARGS_DRAFT_SIZE)     \
+  X(dpt_sandbox_exec_args, DPT_SANDBOX_EXEC_ARGS_DRAFT_SIZE)   \
+  X(dpt_sandbox_put_args, DPT_SANDBOX_PUT_ARGS_DRAFT_SIZE)     \
+  X(dpt_sandbox_get_args, DPT_SANDBOX_GET_ARGS_DRAFT_SIZE)     \
+  X(dpt_sandbox_stats, DPT_SANDBOX_STATS_DRAFT_SIZE)           \
   X(dpt_sandbox_draft, DPT_SANDBOX_DRAFT_SIZE)                 \
   X(dpt_convert_request, DPT_CONVERT_REQUEST_DRAFT_SIZE)       \
   X(dpt_checkpoint_draft, DPT_CHECKPOINT_DRAFT_SIZE)           \

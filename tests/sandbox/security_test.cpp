@@ -54,6 +54,7 @@ struct Result {
   int signal = 0;
   bool timed_out = false;
   bool stdout_truncated = false;
+  bool killed_for_memory = false;
   std::string out, err;
   double seconds = 0;
 };
@@ -111,6 +112,7 @@ class SandboxSecurity : public ::testing::TestWithParam<const char*> {
     result.signal = args.signal;
     result.timed_out = args.timed_out != 0;
     result.stdout_truncated = args.stdout_truncated != 0;
+    result.killed_for_memory = args.killed_for_memory != 0;
     if (args.stdout_data != nullptr) result.out.assign(static_cast<const char*>(args.stdout_data), args.stdout_bytes);
     if (args.stderr_data != nullptr) result.err.assign(static_cast<const char*>(args.stderr_data), args.stderr_bytes);
     return result;
@@ -213,6 +215,20 @@ TEST_P(SandboxSecurity, AMemoryHogIsStoppedAtTheLimit) {
   EXPECT_TRUE(hog.exit_code == 1 || hog.signal == SIGKILL) << hog.out << hog.err;
   EXPECT_LT(touched, kMemoryMiB) << "touched more memory than the box may have";
   EXPECT_EQ(probe("memory", "16").exit_code, 0) << "control: a small allocation works";
+}
+
+// Three processes of 200 MiB each pass no process's address-space limit, only the box's
+// memory limit of 256 MiB, which the kernel enforces by killing one: the exec says so.
+TEST_P(SandboxSecurity, TheBoxsMemoryLimitKillsAndIsReported) {
+  dpt_sandbox_stats stats{};
+  stats.struct_size = DPT_SANDBOX_STATS_DRAFT_SIZE;
+  ASSERT_EQ("", take(table_->stats(pool_, &stats)));
+  if ((stats.enforced & DPT_SANDBOX_CGROUP_MEMORY) == 0) GTEST_SKIP() << "no memory cgroup on this machine";
+  const Result alone = run({"/bin/sh", "-c", "./probe memory 200 >/dev/null"});
+  EXPECT_EQ(alone.exit_code, 0) << "control: one 200 MiB process fits";
+  EXPECT_FALSE(alone.killed_for_memory);
+  const Result three = run({"/bin/sh", "-c", "./probe memory 200 & ./probe memory 200 & ./probe memory 200 & wait"});
+  EXPECT_TRUE(three.killed_for_memory);
 }
 
 TEST_P(SandboxSecurity, AnInfiniteLoopIsKilledWithEverythingItStarted) {

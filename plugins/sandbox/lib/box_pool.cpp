@@ -48,10 +48,11 @@ std::string strings_of(const char* const* list, uint32_t& count) {
 
 BoxPool::BoxPool(const BoxSettings& settings, PoolMode mode, uint64_t warm_boxes)
     : settings_(settings), mode_(mode), worker_path_(worker_next_to_this_library()) {
+  cgroup_enforced_ = BoxCgroup(settings_.memory_bytes, settings_.processes).enforced();
   for (uint64_t i = 0; mode_ == PoolMode::warm && i < warm_boxes; ++i) idle_.push_back(new_box());
   if (mode_ == PoolMode::per_call) {  // fail at create, not at the first call, when boxes cannot be built
-    Worker probe = start_worker("");
-    end_worker(probe);
+    Worker trial = start_worker(nullptr);
+    end_worker(trial);
   }
 }
 
@@ -65,7 +66,7 @@ BoxPool::~BoxPool() {
   for (auto& [raw, box] : in_use_) end(*box);
 }
 
-BoxPool::Worker BoxPool::start_worker(const std::string& host_folder) {
+BoxPool::Worker BoxPool::start_worker(const Box* box) {
   int fds[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
     sdk::fail(DPT_RESOURCE_EXHAUSTED, std::string("socketpair: ") + std::strerror(errno));
@@ -73,12 +74,16 @@ BoxPool::Worker BoxPool::start_worker(const std::string& host_folder) {
   Worker worker;
   worker.socket = fds[0];
   try {
-    worker.pid = start_isolated_worker(worker_path_, settings_, fds[1], host_folder);
+    worker.pid = start_isolated_worker(worker_path_, settings_, fds[1], box != nullptr ? box->host_folder : "");
   } catch (...) {
     for (int fd : fds) close(fd);
     throw;
   }
   close(fds[1]);
+  if (box != nullptr && !box->cgroup->attach(worker.pid)) {
+    end_worker(worker);
+    sdk::fail(DPT_PERMISSION_DENIED, "cannot move a box's worker into its control groups");
+  }
   Reply ready;
   int fd = -1;
   std::string message;
@@ -108,8 +113,9 @@ void BoxPool::end_worker(Worker& worker) {
 
 std::unique_ptr<BoxPool::Box> BoxPool::new_box() {
   auto box = std::make_unique<Box>();
+  box->cgroup = std::make_unique<BoxCgroup>(settings_.memory_bytes, settings_.processes);
   if (mode_ == PoolMode::warm) {
-    box->worker = start_worker("");
+    box->worker = start_worker(box.get());
     return box;
   }
   std::string pattern = std::filesystem::temp_directory_path() / "dopant-spawn-XXXXXX";
@@ -219,7 +225,7 @@ BoxPool::Answer BoxPool::call(Box& box, const Request& request, const std::strin
   Answer answer;
   bool answered = false;
   if (mode_ == PoolMode::per_call) {
-    Worker worker = start_worker(box.host_folder);
+    Worker worker = start_worker(&box);
     answered = exchange(worker, sent, strings, payload_fd, payload, wait_ms, answer, box.outputs);
     end_worker(worker);
   } else {
@@ -231,7 +237,7 @@ BoxPool::Answer BoxPool::call(Box& box, const Request& request, const std::strin
     if (mode_ == PoolMode::warm) {
       end_worker(box.worker);
       ++replaced_;
-      box.worker = start_worker("");
+      box.worker = start_worker(&box);
     }
     fail_unavailable("the box's worker stopped answering; it was killed and replaced by a fresh box with an "
                      "empty workspace");
@@ -256,13 +262,14 @@ void BoxPool::exec(dpt_sandbox_exec_args& args) {
   request.payload_bytes = args.stdin_bytes;
   sdk::require(args.stdin_data != nullptr || args.stdin_bytes == 0, "exec args: `stdin_data` is NULL");
   const int wait_ms = static_cast<int>(std::min<uint64_t>(request.timeout_ms + kExecGraceMs, 1u << 30));
+  const uint64_t memory_kills = box.cgroup->memory_kills();
   const Answer answer = call(box, request, strings, args.stdin_data, wait_ms);
   ++execs_;
   if ((answer.reply.flags & kTimedOut) != 0) ++timeouts_;
   args.exit_code = answer.reply.exit_code;
   args.signal = answer.reply.signal;
   args.timed_out = (answer.reply.flags & kTimedOut) != 0 ? 1 : 0;
-  args.killed_for_memory = (answer.reply.flags & kKilledForMemory) != 0 ? 1 : 0;
+  args.killed_for_memory = box.cgroup->memory_kills() > memory_kills ? 1 : 0;
   args.stdout_truncated = (answer.reply.flags & kStdoutTruncated) != 0 ? 1 : 0;
   args.stderr_truncated = (answer.reply.flags & kStderrTruncated) != 0 ? 1 : 0;
   args.stdout_data = box.outputs.data();
@@ -294,7 +301,8 @@ void BoxPool::get(dpt_sandbox_get_args& args) {
 dpt_sandbox_stats BoxPool::stats() {
   dpt_sandbox_stats stats{};
   stats.struct_size = DPT_SANDBOX_STATS_DRAFT_SIZE;
-  stats.enforced = enforced_isolation() | (mode_ == PoolMode::warm ? uint32_t{DPT_SANDBOX_WORKSPACE_CAP} : 0u);
+  stats.enforced = enforced_isolation() | cgroup_enforced_ |
+                   (mode_ == PoolMode::warm ? uint32_t{DPT_SANDBOX_WORKSPACE_CAP} : 0u);
   stats.boxes_started = started_;
   stats.boxes_replaced = replaced_;
   stats.execs = execs_;

@@ -9,6 +9,7 @@
 // Calls on different boxes run concurrently; calls on one box are serialized by the caller.
 #pragma once
 
+#include "box_cgroup.hpp"
 #include "box_settings.hpp"
 #include "worker_protocol.hpp"
 
@@ -49,6 +50,7 @@ class BoxPool {
   };
   struct Box {
     Worker worker;                // warm: the box's worker; per call: none between calls
+    std::unique_ptr<BoxCgroup> cgroup;  // every worker of the box joins it
     std::string host_folder;      // per call: the workspace on the host
     Payload outputs;              // the last reply's stdout, stderr and file
   };
@@ -59,7 +61,8 @@ class BoxPool {
 
   Box& checked(dpt_sandbox_box* handle, const char* what);
   void reset(Box& box);
-  Worker start_worker(const std::string& host_folder);
+  // Starts a worker for `box` (nullptr: a trial worker outside any box).
+  Worker start_worker(const Box* box);
   void end_worker(Worker& worker);
   std::unique_ptr<Box> new_box();
   // Sends one request to the box's worker and reads its reply into box.outputs. A worker
@@ -74,6 +77,7 @@ class BoxPool {
   const BoxSettings settings_;
   const PoolMode mode_;
   const std::string worker_path_;
+  uint32_t cgroup_enforced_ = 0;  // DPT_SANDBOX_CGROUP_* bits this machine allows
   std::mutex mutex_;
   std::vector<std::unique_ptr<Box>> idle_;
   std::unordered_map<Box*, std::unique_ptr<Box>> in_use_;

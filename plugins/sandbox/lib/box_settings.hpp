@@ -13,11 +13,11 @@ namespace dopant::sandbox {
 struct BoxSettings {
   std::vector<std::string> binds;  // absolute host paths, bound read-only at the same path
   uint64_t workspace_bytes = 0;    // size cap of the workspace tmpfs
-  uint64_t memory_bytes = 0;       // RLIMIT_AS of each command
+  uint64_t memory_bytes = 0;       // RLIMIT_AS of each command; the box's memory cgroup
   uint64_t cpu_seconds = 0;        // RLIMIT_CPU
   uint64_t file_bytes = 0;         // RLIMIT_FSIZE
   uint64_t open_files = 0;         // RLIMIT_NOFILE
-  uint64_t processes = 0;          // RLIMIT_NPROC of the box's user
+  uint64_t processes = 0;          // RLIMIT_NPROC of the box's user; the box's pids cgroup
   uint64_t output_cap = 0;         // bytes kept of stdout and of stderr
   uint64_t timeout_ms = 0;         // default timeout of exec
 };
@@ -28,11 +28,11 @@ inline constexpr dpt_param_decl kBoxParams[] = {
                       "comma-separated absolute host paths bound read-only into each box; "
                       "missing ones are skipped"),
     sdk::size_param("workspace_size", "64MiB", "size cap of the writable workspace").range("1MiB", "64GiB").unit("B"),
-    sdk::size_param("memory", "1GiB", "address space of each process (RLIMIT_AS)").range("16MiB", "1TiB").unit("B"),
+    sdk::size_param("memory", "1GiB", "address space of each process (RLIMIT_AS), and memory of the box as a whole where cgroups allow").range("16MiB", "1TiB").unit("B"),
     sdk::int_param("cpu_seconds", "60", "CPU time of each process (RLIMIT_CPU)").range("1", "86400").unit("s"),
     sdk::size_param("file_size", "64MiB", "largest file a process may write (RLIMIT_FSIZE)").range("1KiB", "64GiB").unit("B"),
     sdk::int_param("open_files", "256", "open files of each process (RLIMIT_NOFILE)").range("16", "65536"),
-    sdk::int_param("processes", "64", "processes of the box's user (RLIMIT_NPROC)").range("4", "4096"),
+    sdk::int_param("processes", "64", "processes of the box's user (RLIMIT_NPROC), and of the box where cgroups allow").range("4", "4096"),
     sdk::size_param("output_cap", "1MiB", "bytes kept of stdout and of stderr; the rest is dropped and flagged")
         .range("1KiB", "1GiB")
         .unit("B"),

@@ -30,7 +30,7 @@ struct Request {
   uint64_t payload_bytes = 0;
 };
 
-inline constexpr uint32_t kTimedOut = 1, kStdoutTruncated = 2, kStderrTruncated = 4, kKilledForMemory = 8;
+inline constexpr uint32_t kTimedOut = 1, kStdoutTruncated = 2, kStderrTruncated = 4;
 
 struct Reply {
   int32_t code = 0;              // a dpt_code; 0 for success

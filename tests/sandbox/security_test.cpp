@@ -4,8 +4,7 @@
 // an attempt succeeded, so every containment below fails the test when it breaks. Each case
 // first checks the probe can do the harmless version (write in the workspace, list its own
 // processes), so a probe that cannot run at all does not pass as "contained".
-#include <dopant/draft/sandbox.h>
-#include <dopant/runtime.h>
+#include "test_pool.hpp"
 
 #include <gtest/gtest.h>
 
@@ -19,6 +18,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -30,19 +30,6 @@ namespace {
 constexpr uint64_t kOutputCap = 64 * 1024;
 constexpr int kProcesses = 32;
 constexpr int kMemoryMiB = 256;
-
-std::string take(dpt_error* error) {
-  if (error == nullptr) return "";
-  std::string message = dpt_error_get_message(error);
-  dpt_error_destroy(error);
-  return message;
-}
-
-dpt_code take_code(dpt_error* error) {
-  const dpt_code code = error == nullptr ? DPT_OK : dpt_error_get_code(error);
-  dpt_error_destroy(error);
-  return code;
-}
 
 std::string file_text(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
@@ -62,20 +49,15 @@ struct Result {
 class SandboxSecurity : public ::testing::TestWithParam<const char*> {
  protected:
   void SetUp() override {
-    const dpt_runtime_options options{DPT_RUNTIME_OPTIONS_SIZE_1_0, DOPANT_SANDBOX_PLUGIN_DIR, 1, DPT_LOG_WARN, 1};
-    ASSERT_EQ("", take(dpt_runtime_create(&options, &runtime_)));
     const std::string params = "memory = \"" + std::to_string(kMemoryMiB) + "MiB\"\nprocesses = " +
                                std::to_string(kProcesses) + "\noutput_cap = \"64KiB\"\nworkspace_size = \"16MiB\"\n"
                                "timeout_ms = 5000\nfile_size = \"8MiB\"\n";
-    dpt_config* config = nullptr;
-    ASSERT_EQ("", take(dpt_plugin_params_parse(runtime_, GetParam(), params.c_str(), nullptr, &config)));
-    const std::string created = take(dpt_plugin_instance_create(runtime_, GetParam(), config, &instance_));
-    dpt_plugin_params_destroy(config);
-    ASSERT_EQ("", created);
-    table_ = static_cast<const dpt_sandbox_draft*>(dpt_plugin_instance_table(instance_));
-    pool_ = dpt_plugin_instance_handle(instance_);
+    pool_ = std::make_unique<TestPool>(GetParam(), params);
+    ASSERT_EQ("", pool_->error());
+    table_ = &pool_->table();
+    handle_ = pool_->handle();
     dpt_sandbox_acquire_args acquired{DPT_SANDBOX_ACQUIRE_ARGS_DRAFT_SIZE, nullptr, nullptr};
-    ASSERT_EQ("", take(table_->acquire(pool_, &acquired)));
+    ASSERT_EQ("", take(table_->acquire(handle_, &acquired)));
     box_ = acquired.box;
     const std::string probe = file_text(DOPANT_SANDBOX_PROBE);
     ASSERT_FALSE(probe.empty());
@@ -90,10 +72,9 @@ class SandboxSecurity : public ::testing::TestWithParam<const char*> {
   void TearDown() override {
     if (box_ != nullptr) {
       const dpt_sandbox_box_args args{DPT_SANDBOX_BOX_ARGS_DRAFT_SIZE, nullptr, box_};
-      EXPECT_EQ("", take(table_->release(pool_, &args)));
+      EXPECT_EQ("", take(table_->release(handle_, &args)));
     }
-    dpt_plugin_instance_destroy(instance_);
-    dpt_runtime_destroy(runtime_);
+    pool_.reset();
     if (!host_folder_.empty()) fs::remove_all(host_folder_);
   }
 
@@ -105,7 +86,7 @@ class SandboxSecurity : public ::testing::TestWithParam<const char*> {
     args.argv = argv.data();
     args.timeout_ms = timeout_ms;
     const auto start = std::chrono::steady_clock::now();
-    EXPECT_EQ("", take(table_->exec(pool_, &args))) << argv[0];
+    EXPECT_EQ("", take(table_->exec(handle_, &args))) << argv[0];
     Result result;
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     result.exit_code = args.exit_code;
@@ -122,24 +103,23 @@ class SandboxSecurity : public ::testing::TestWithParam<const char*> {
   std::string put(const std::string& path, const std::string& bytes, uint32_t mode = 0) {
     const dpt_sandbox_put_args args{DPT_SANDBOX_PUT_ARGS_DRAFT_SIZE, nullptr, box_, path.c_str(),
                                     bytes.data(), bytes.size(), mode};
-    return take(table_->put(pool_, &args));
+    return take(table_->put(handle_, &args));
   }
   dpt_code put_code(const std::string& path) {
     const dpt_sandbox_put_args args{DPT_SANDBOX_PUT_ARGS_DRAFT_SIZE, nullptr, box_, path.c_str(), "x", 1, 0};
-    return take_code(table_->put(pool_, &args));
+    return take_code(table_->put(handle_, &args));
   }
   dpt_code get_code(const std::string& path, std::string* bytes = nullptr) {
     dpt_sandbox_get_args args{DPT_SANDBOX_GET_ARGS_DRAFT_SIZE, nullptr, box_, path.c_str(), nullptr, 0};
-    dpt_error* error = table_->get(pool_, &args);
+    dpt_error* error = table_->get(handle_, &args);
     if (error == nullptr && bytes != nullptr) bytes->assign(static_cast<const char*>(args.data), args.bytes);
     return take_code(error);
   }
 
   static constexpr const char* kSecret = "the host's secret 7f3a";
-  dpt_runtime* runtime_ = nullptr;
-  dpt_plugin_instance* instance_ = nullptr;
+  std::unique_ptr<TestPool> pool_;
   const dpt_sandbox_draft* table_ = nullptr;
-  dpt_instance* pool_ = nullptr;
+  dpt_instance* handle_ = nullptr;
   dpt_sandbox_box* box_ = nullptr;
   std::string host_folder_, secret_path_;
 };
@@ -222,7 +202,7 @@ TEST_P(SandboxSecurity, AMemoryHogIsStoppedAtTheLimit) {
 TEST_P(SandboxSecurity, TheBoxsMemoryLimitKillsAndIsReported) {
   dpt_sandbox_stats stats{};
   stats.struct_size = DPT_SANDBOX_STATS_DRAFT_SIZE;
-  ASSERT_EQ("", take(table_->stats(pool_, &stats)));
+  ASSERT_EQ("", take(table_->stats(handle_, &stats)));
   if ((stats.enforced & DPT_SANDBOX_CGROUP_MEMORY) == 0) GTEST_SKIP() << "no memory cgroup on this machine";
   const Result alone = run({"/bin/sh", "-c", "./probe memory 200 >/dev/null"});
   EXPECT_EQ(alone.exit_code, 0) << "control: one 200 MiB process fits";

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -32,7 +33,7 @@ Footprint footprint() {
     std::ifstream children(task.path() / "children");
     for (int pid = 0; children >> pid;) ++f.children;
   }
-  for (const auto& entry : fs::directory_iterator(fs::temp_directory_path())) {
+  for (const auto& entry : fs::directory_iterator(fs::temp_directory_path())) {  // this test's own
     if (entry.path().filename().string().starts_with("dopant-spawn-")) ++f.workspace_folders;
   }
   return f;
@@ -40,31 +41,32 @@ Footprint footprint() {
 
 // Acquire, put, exec, get, release `cycles` times; then `execs` more execs in one box.
 void churn(const TestPool& pool, int cycles, int execs) {
-  const dpt_sandbox_draft& table = pool.table();
+  const dpt_sandbox_v1& table = pool.table();
   const char* argv[] = {"/bin/true", nullptr};
   auto exec = [&](dpt_sandbox_box* box) {
     dpt_sandbox_exec_args args{};
-    args.struct_size = DPT_SANDBOX_EXEC_ARGS_DRAFT_SIZE;
+    args.struct_size = DPT_SANDBOX_EXEC_ARGS_SIZE_1_4;
     args.box = box;
     args.argv = argv;
+    args.timeout_ms = 60000;  // a loaded machine must not turn a slow start into a kill
     ASSERT_EQ("", take(table.exec(pool.handle(), &args)));
-    ASSERT_EQ(args.exit_code, 0);
+    ASSERT_EQ(args.exit_code, 0) << "signal " << args.signal << ", timed out " << args.timed_out;
   };
   for (int cycle = 0; cycle <= cycles; ++cycle) {
-    dpt_sandbox_acquire_args acquired{DPT_SANDBOX_ACQUIRE_ARGS_DRAFT_SIZE, nullptr, nullptr};
+    dpt_sandbox_acquire_args acquired{DPT_SANDBOX_ACQUIRE_ARGS_SIZE_1_4, nullptr, nullptr};
     ASSERT_EQ("", take(table.acquire(pool.handle(), &acquired)));
-    const dpt_sandbox_put_args put{DPT_SANDBOX_PUT_ARGS_DRAFT_SIZE, nullptr, acquired.box, "f", "data", 4, 0};
+    const dpt_sandbox_put_args put{DPT_SANDBOX_PUT_ARGS_SIZE_1_4, nullptr, acquired.box, "f", "data", 4, 0};
     ASSERT_EQ("", take(table.put(pool.handle(), &put)));
-    dpt_sandbox_get_args get{DPT_SANDBOX_GET_ARGS_DRAFT_SIZE, nullptr, acquired.box, "f", nullptr, 0};
+    dpt_sandbox_get_args get{DPT_SANDBOX_GET_ARGS_SIZE_1_4, nullptr, acquired.box, "f", nullptr, 0};
     ASSERT_EQ("", take(table.get(pool.handle(), &get)));
     ASSERT_EQ(get.bytes, 4u);
     for (int i = 0; i < (cycle == cycles ? execs : 1); ++i) exec(acquired.box);
-    const dpt_sandbox_box_args release{DPT_SANDBOX_BOX_ARGS_DRAFT_SIZE, nullptr, acquired.box};
+    const dpt_sandbox_box_args release{DPT_SANDBOX_BOX_ARGS_SIZE_1_4, nullptr, acquired.box};
     ASSERT_EQ("", take(table.release(pool.handle(), &release)));
   }
 }
 
-void check_no_leaks(const char* plugin, const std::string& params, int cycles, int execs) {
+void check_pool(const char* plugin, const std::string& params, int cycles, int execs) {
   TestPool pool(plugin, params);
   ASSERT_EQ("", pool.error());
   churn(pool, 1, 1);  // the first use settles what lives as long as the pool
@@ -72,10 +74,22 @@ void check_no_leaks(const char* plugin, const std::string& params, int cycles, i
   churn(pool, cycles, execs);
   EXPECT_EQ(footprint(), before);
   dpt_sandbox_stats stats{};
-  stats.struct_size = DPT_SANDBOX_STATS_DRAFT_SIZE;
+  stats.struct_size = DPT_SANDBOX_STATS_SIZE_1_4;
   ASSERT_EQ("", take(pool.table().stats(pool.handle(), &stats)));
   EXPECT_EQ(stats.boxes_in_use, 0u);
   EXPECT_EQ(stats.boxes_replaced, 0u);
+}
+
+void check_no_leaks(const char* plugin, const std::string& params, int cycles, int execs) {
+  // A temporary folder of this test's own, so workspaces of tests running beside it do not count.
+  char folder[] = "/tmp/dopant-leak-test-XXXXXX";
+  ASSERT_NE(mkdtemp(folder), nullptr);
+  fs::permissions(folder, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);  // boxes pass through
+  setenv("TMPDIR", folder, 1);
+  check_pool(plugin, params, cycles, execs);
+  unsetenv("TMPDIR");
+  EXPECT_TRUE(fs::is_empty(folder));
+  fs::remove_all(folder);
 }
 
 TEST(SandboxLeaks, PboxLeavesNothingAfterManyExecsAndCycles) { check_no_leaks("pbox", "warm = 1", 100, 500); }

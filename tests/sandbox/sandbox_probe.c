@@ -3,6 +3,7 @@
  * reports on stdout. Exit status: 0 the attempt succeeded, 1 it was refused, 2 bad usage.
  *
  *   read PATH | write PATH | connect PORT | kill PID | list | ptrace | mount | unshare
+ *   killgroup    send SIGTERM to the probe's whole process group (ignoring it itself)
  *   forks N      fork up to N sleeping children; print how many were made
  *   memory MIB   allocate and touch up to MIB MiB; print how many were touched
  */
@@ -124,6 +125,10 @@ int main(int argc, char** argv) {
   if (strcmp(what, "connect") == 0) return try_connect(atoi(arg));
   if (strcmp(what, "kill") == 0) return report(kill(atoi(arg), 0) == 0, "kill");
   if (strcmp(what, "list") == 0) return list_processes();
+  if (strcmp(what, "killgroup") == 0) {
+    signal(SIGTERM, SIG_IGN);
+    return report(kill(0, SIGTERM) == 0, "kill group");
+  }
   if (strcmp(what, "ptrace") == 0) return try_ptrace();
   if (strcmp(what, "mount") == 0) return report(mount("none", "/workspace", "tmpfs", 0, NULL) == 0, "mount");
   if (strcmp(what, "unshare") == 0) return try_unshare();

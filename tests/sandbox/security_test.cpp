@@ -21,6 +21,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -56,7 +57,7 @@ class SandboxSecurity : public ::testing::TestWithParam<const char*> {
     ASSERT_EQ("", pool_->error());
     table_ = &pool_->table();
     handle_ = pool_->handle();
-    dpt_sandbox_acquire_args acquired{DPT_SANDBOX_ACQUIRE_ARGS_DRAFT_SIZE, nullptr, nullptr};
+    dpt_sandbox_acquire_args acquired{DPT_SANDBOX_ACQUIRE_ARGS_SIZE_1_4, nullptr, nullptr};
     ASSERT_EQ("", take(table_->acquire(handle_, &acquired)));
     box_ = acquired.box;
     const std::string probe = file_text(DOPANT_SANDBOX_PROBE);
@@ -71,17 +72,19 @@ class SandboxSecurity : public ::testing::TestWithParam<const char*> {
   }
   void TearDown() override {
     if (box_ != nullptr) {
-      const dpt_sandbox_box_args args{DPT_SANDBOX_BOX_ARGS_DRAFT_SIZE, nullptr, box_};
+      const dpt_sandbox_box_args args{DPT_SANDBOX_BOX_ARGS_SIZE_1_4, nullptr, box_};
       EXPECT_EQ("", take(table_->release(handle_, &args)));
     }
     pool_.reset();
     if (!host_folder_.empty()) fs::remove_all(host_folder_);
   }
 
-  Result run(std::vector<const char*> argv, uint64_t timeout_ms = 5000) {
+  // The default timeout is generous: a loaded CI machine must not turn a slow command into
+  // a killed one. Cases about timeouts pass their own.
+  Result run(std::vector<const char*> argv, uint64_t timeout_ms = 60000) {
     argv.push_back(nullptr);
     dpt_sandbox_exec_args args{};
-    args.struct_size = DPT_SANDBOX_EXEC_ARGS_DRAFT_SIZE;
+    args.struct_size = DPT_SANDBOX_EXEC_ARGS_SIZE_1_4;
     args.box = box_;
     args.argv = argv.data();
     args.timeout_ms = timeout_ms;
@@ -101,16 +104,16 @@ class SandboxSecurity : public ::testing::TestWithParam<const char*> {
   Result probe(const char* what, const std::string& arg = "") { return run({"./probe", what, arg.c_str()}); }
 
   std::string put(const std::string& path, const std::string& bytes, uint32_t mode = 0) {
-    const dpt_sandbox_put_args args{DPT_SANDBOX_PUT_ARGS_DRAFT_SIZE, nullptr, box_, path.c_str(),
+    const dpt_sandbox_put_args args{DPT_SANDBOX_PUT_ARGS_SIZE_1_4, nullptr, box_, path.c_str(),
                                     bytes.data(), bytes.size(), mode};
     return take(table_->put(handle_, &args));
   }
   dpt_code put_code(const std::string& path) {
-    const dpt_sandbox_put_args args{DPT_SANDBOX_PUT_ARGS_DRAFT_SIZE, nullptr, box_, path.c_str(), "x", 1, 0};
+    const dpt_sandbox_put_args args{DPT_SANDBOX_PUT_ARGS_SIZE_1_4, nullptr, box_, path.c_str(), "x", 1, 0};
     return take_code(table_->put(handle_, &args));
   }
   dpt_code get_code(const std::string& path, std::string* bytes = nullptr) {
-    dpt_sandbox_get_args args{DPT_SANDBOX_GET_ARGS_DRAFT_SIZE, nullptr, box_, path.c_str(), nullptr, 0};
+    dpt_sandbox_get_args args{DPT_SANDBOX_GET_ARGS_SIZE_1_4, nullptr, box_, path.c_str(), nullptr, 0};
     dpt_error* error = table_->get(handle_, &args);
     if (error == nullptr && bytes != nullptr) bytes->assign(static_cast<const char*>(args.data), args.bytes);
     return take_code(error);
@@ -118,7 +121,7 @@ class SandboxSecurity : public ::testing::TestWithParam<const char*> {
 
   static constexpr const char* kSecret = "the host's secret 7f3a";
   std::unique_ptr<TestPool> pool_;
-  const dpt_sandbox_draft* table_ = nullptr;
+  const dpt_sandbox_v1* table_ = nullptr;
   dpt_instance* handle_ = nullptr;
   dpt_sandbox_box* box_ = nullptr;
   std::string host_folder_, secret_path_;
@@ -172,6 +175,25 @@ TEST_P(SandboxSecurity, HostProcessesCanBeNeitherSeenNorSignalled) {
   EXPECT_EQ(signalled.exit_code, 1) << signalled.out;
 }
 
+// A command signalling its whole process group reaches only its own box: a command running
+// at the same time in another box of the pool finishes normally.
+TEST_P(SandboxSecurity, AProcessGroupSignalStaysInItsBox) {
+  dpt_sandbox_acquire_args other{DPT_SANDBOX_ACQUIRE_ARGS_SIZE_1_4, nullptr, nullptr};
+  ASSERT_EQ("", take(table_->acquire(handle_, &other)));
+  const char* sleeper[] = {"/bin/sleep", "2", nullptr};
+  dpt_sandbox_exec_args sleeping = DPT_SANDBOX_EXEC_ARGS_INIT;
+  sleeping.box = other.box;
+  sleeping.argv = sleeper;
+  std::thread neighbour([&] { EXPECT_EQ("", take(table_->exec(handle_, &sleeping))); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  probe("killgroup");
+  neighbour.join();
+  EXPECT_EQ(sleeping.signal, 0) << "a signal to a process group crossed into another box";
+  EXPECT_EQ(sleeping.exit_code, 0);
+  const dpt_sandbox_box_args release{DPT_SANDBOX_BOX_ARGS_SIZE_1_4, nullptr, other.box};
+  EXPECT_EQ("", take(table_->release(handle_, &release)));
+}
+
 TEST_P(SandboxSecurity, PtraceMountAndUnshareAreRefused) {
   for (const char* what : {"ptrace", "mount", "unshare"}) {
     const Result attempt = probe(what);
@@ -184,7 +206,7 @@ TEST_P(SandboxSecurity, AForkBombIsHeldByTheProcessLimit) {
   EXPECT_LT(bomb.seconds, 10.0);
   const Result counted = probe("forks", "1000");
   const int made = std::stoi(counted.out.empty() ? "-1" : counted.out);
-  EXPECT_GE(made, 1) << counted.out << counted.err;
+  EXPECT_GE(made, 1) << "exit " << counted.exit_code << ", signal " << counted.signal << ": " << counted.out << counted.err;
   EXPECT_LT(made, kProcesses) << "forks beyond the process limit";
   EXPECT_EQ(run({"/bin/echo", "alive"}).out, "alive\n") << "the box is not usable after a fork bomb";
 }
@@ -201,11 +223,12 @@ TEST_P(SandboxSecurity, AMemoryHogIsStoppedAtTheLimit) {
 // memory limit of 256 MiB, which the kernel enforces by killing one: the exec says so.
 TEST_P(SandboxSecurity, TheBoxsMemoryLimitKillsAndIsReported) {
   dpt_sandbox_stats stats{};
-  stats.struct_size = DPT_SANDBOX_STATS_DRAFT_SIZE;
+  stats.struct_size = DPT_SANDBOX_STATS_SIZE_1_4;
   ASSERT_EQ("", take(table_->stats(handle_, &stats)));
   if ((stats.enforced & DPT_SANDBOX_CGROUP_MEMORY) == 0) GTEST_SKIP() << "no memory cgroup on this machine";
   const Result alone = run({"/bin/sh", "-c", "./probe memory 200 >/dev/null"});
-  EXPECT_EQ(alone.exit_code, 0) << "control: one 200 MiB process fits";
+  EXPECT_EQ(alone.exit_code, 0) << "control: one 200 MiB process fits (signal " << alone.signal << ", timed out "
+                                 << alone.timed_out << ")";
   EXPECT_FALSE(alone.killed_for_memory);
   const Result three = run({"/bin/sh", "-c", "./probe memory 200 & ./probe memory 200 & ./probe memory 200 & wait"});
   EXPECT_TRUE(three.killed_for_memory);

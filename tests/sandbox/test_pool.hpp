@@ -2,7 +2,7 @@
 // one instance of `plugin` made from TOML parameters; and the error helpers the tests share.
 #pragma once
 
-#include <dopant/draft/sandbox.h>
+#include <dopant/sandbox.h>
 #include <dopant/runtime.h>
 
 #include <string>
@@ -41,8 +41,8 @@ class TestPool {
 
   // "" when the pool was made, else why not.
   const std::string& error() const { return error_; }
-  const dpt_sandbox_draft& table() const {
-    return *static_cast<const dpt_sandbox_draft*>(dpt_plugin_instance_table(instance_));
+  const dpt_sandbox_v1& table() const {
+    return *static_cast<const dpt_sandbox_v1*>(dpt_plugin_instance_table(instance_));
   }
   dpt_instance* handle() const { return dpt_plugin_instance_handle(instance_); }
 

@@ -84,7 +84,7 @@ TEST(SdkAdapters, TablesCarryTheirCurrentSize) {
   EXPECT_EQ(Counting::table.struct_size, DPT_OPTIMIZER_V1_SIZE_1_1);
   EXPECT_EQ(sdk::RouterAdapter<FailingConstructor>::table.struct_size, DPT_ROUTER_DRAFT_SIZE);
   EXPECT_EQ(sdk::ParallelAdapter<NoopParallel>::table.struct_size, DPT_PARALLEL_DRAFT_SIZE);
-  EXPECT_EQ(sdk::SandboxAdapter<NoopSandbox>::table.struct_size, DPT_SANDBOX_DRAFT_SIZE);
+  EXPECT_EQ(sdk::SandboxAdapter<NoopSandbox>::table.struct_size, DPT_SANDBOX_V1_SIZE_1_4);
   EXPECT_EQ(sdk::CheckpointAdapter<NoConvertCheckpoint>::table.struct_size,
             DPT_CHECKPOINT_DRAFT_SIZE);
 }
@@ -180,7 +180,7 @@ TEST(SdkAdapters, SandboxArgsAreCheckedAndAFailedExecLeavesNoOutput) {
   ASSERT_EQ(take_error(host, Adapter::table.create(host, nullptr, &handle)).message, "");
   const char* argv[] = {"/bin/true", nullptr};
   dpt_sandbox_exec_args args{};
-  args.struct_size = DPT_SANDBOX_EXEC_ARGS_DRAFT_SIZE;
+  args.struct_size = DPT_SANDBOX_EXEC_ARGS_SIZE_1_4;
   args.argv = argv;
   const TakenError no_box = take_error(host, Adapter::table.exec(handle, &args));
   EXPECT_EQ(no_box.code, DPT_INVALID_ARGUMENT);
@@ -195,7 +195,7 @@ TEST(SdkAdapters, SandboxArgsAreCheckedAndAFailedExecLeavesNoOutput) {
   EXPECT_EQ(args.stdout_data, nullptr);
   EXPECT_EQ(args.stdout_bytes, 0u);
 
-  dpt_sandbox_get_args get{DPT_SANDBOX_GET_ARGS_DRAFT_SIZE, nullptr, args.box, nullptr, nullptr, 0};
+  dpt_sandbox_get_args get{DPT_SANDBOX_GET_ARGS_SIZE_1_4, nullptr, args.box, nullptr, nullptr, 0};
   EXPECT_EQ(take_error(host, Adapter::table.get(handle, &get)).message, "get args: `path` is NULL");
   Adapter::table.destroy(handle);
 }

@@ -10,16 +10,16 @@ constexpr uint64_t kPayload = 1 << 20;
 void cat_payload(benchmark::State& state, const std::string& plugin) {
   Instance instance = create_instance(state, plugin);
   if (!instance) return;
-  const auto* table = static_cast<const dpt_sandbox_draft*>(dpt_plugin_instance_table(instance.get()));
+  const auto* table = static_cast<const dpt_sandbox_v1*>(dpt_plugin_instance_table(instance.get()));
   dpt_instance* handle = dpt_plugin_instance_handle(instance.get());
-  dpt_sandbox_acquire_args acquired{DPT_SANDBOX_ACQUIRE_ARGS_DRAFT_SIZE, nullptr, nullptr};
+  dpt_sandbox_acquire_args acquired{DPT_SANDBOX_ACQUIRE_ARGS_SIZE_1_4, nullptr, nullptr};
   if (skip_on_error(state, table->acquire(handle, &acquired))) return;
   std::vector<char> payload(kPayload);
   for (size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<char>('a' + i % 26);
   const char* argv[] = {"/bin/cat", nullptr};
   for (auto _ : state) {
     dpt_sandbox_exec_args args{};
-    args.struct_size = DPT_SANDBOX_EXEC_ARGS_DRAFT_SIZE;
+    args.struct_size = DPT_SANDBOX_EXEC_ARGS_SIZE_1_4;
     args.box = acquired.box;
     args.argv = argv;
     args.stdin_data = payload.data();
@@ -30,7 +30,7 @@ void cat_payload(benchmark::State& state, const std::string& plugin) {
       break;
     }
   }
-  const dpt_sandbox_box_args release{DPT_SANDBOX_BOX_ARGS_DRAFT_SIZE, nullptr, acquired.box};
+  const dpt_sandbox_box_args release{DPT_SANDBOX_BOX_ARGS_SIZE_1_4, nullptr, acquired.box};
   dpt_error_destroy(table->release(handle, &release));
   state.SetItemsProcessed(state.iterations());
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(2 * kPayload));

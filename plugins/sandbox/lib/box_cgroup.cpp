@@ -1,7 +1,7 @@
 // Control groups of a box (see box_cgroup.hpp).
 #include "box_cgroup.hpp"
 
-#include <dopant/draft/sandbox.h>
+#include <dopant/sandbox.h>
 
 #include <sys/stat.h>
 #include <unistd.h>

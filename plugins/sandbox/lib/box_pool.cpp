@@ -300,7 +300,7 @@ void BoxPool::get(dpt_sandbox_get_args& args) {
 
 dpt_sandbox_stats BoxPool::stats() {
   dpt_sandbox_stats stats{};
-  stats.struct_size = DPT_SANDBOX_STATS_DRAFT_SIZE;
+  stats.struct_size = DPT_SANDBOX_STATS_SIZE_1_4;
   stats.enforced = enforced_isolation() | cgroup_enforced_ |
                    (mode_ == PoolMode::warm ? uint32_t{DPT_SANDBOX_WORKSPACE_CAP} : 0u);
   stats.boxes_started = started_;

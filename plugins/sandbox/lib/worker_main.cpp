@@ -74,9 +74,12 @@ struct Outgoing {
   }
 };
 
+// Kills and reaps every other process of the box. The kill is repeated before each wait, so
+// a process forked while a sweep was under way (a fork bomb's) is caught by the next one.
 void kill_everything_else() {
-  kill(-1, SIGKILL);
-  while (waitpid(-1, nullptr, 0) > 0 || errno == EINTR) {
+  for (;;) {
+    kill(-1, SIGKILL);
+    if (waitpid(-1, nullptr, 0) < 0 && errno == ECHILD) return;
   }
 }
 
@@ -354,6 +357,9 @@ int serve(Context& context) {
 
 int main(int argc, char** argv) {
   using namespace dopant::sandbox;
+  // A session and process group of its own: the group it was cloned in is its creator's,
+  // spanning namespaces, and a command's kill(0, ...) would reach every box started there.
+  setsid();
   Context context;
   if (argc < 2 || !settings_from_args(argc - 2, argv + 2, context.settings)) return 2;
   const std::string host_folder = argv[1];

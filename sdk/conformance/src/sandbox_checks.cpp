@@ -1,8 +1,8 @@
-// Checks of "dopant.sandbox.draft/0" plugins, with the plugin's default parameters: a command
+// Checks of "dopant.sandbox/1" plugins, with the plugin's default parameters: a command
 // runs with its exit status, signal, stdin and stdout; files put into a box come back from
 // get and are seen by commands; escaping paths are refused; reset empties a box; boxes used
 // from several threads at once stay apart; stats count what was acquired.
-#include <dopant/draft/sandbox.h>
+#include <dopant/sandbox.h>
 
 #include "outcome.hpp"
 #include "registry.hpp"
@@ -21,14 +21,14 @@ namespace {
 // One acquired box of one instance, released when it goes.
 class Box {
  public:
-  Box(const dpt_sandbox_draft& table, dpt_instance* pool) : table_(table), pool_(pool) {
-    dpt_sandbox_acquire_args args{DPT_SANDBOX_ACQUIRE_ARGS_DRAFT_SIZE, nullptr, nullptr};
+  Box(const dpt_sandbox_v1& table, dpt_instance* pool) : table_(table), pool_(pool) {
+    dpt_sandbox_acquire_args args{DPT_SANDBOX_ACQUIRE_ARGS_SIZE_1_4, nullptr, nullptr};
     error_ = ok_or_message(table_.acquire(pool_, &args));
     box_ = args.box;
   }
   ~Box() {
     if (box_ == nullptr) return;
-    const dpt_sandbox_box_args args{DPT_SANDBOX_BOX_ARGS_DRAFT_SIZE, nullptr, box_};
+    const dpt_sandbox_box_args args{DPT_SANDBOX_BOX_ARGS_SIZE_1_4, nullptr, box_};
     EXPECT_EQ("", ok_or_message(table_.release(pool_, &args)));
   }
   Box(const Box&) = delete;
@@ -40,7 +40,7 @@ class Box {
   dpt_sandbox_exec_args run(std::vector<const char*> argv, const std::string& input = "") {
     argv.push_back(nullptr);
     dpt_sandbox_exec_args args{};
-    args.struct_size = DPT_SANDBOX_EXEC_ARGS_DRAFT_SIZE;
+    args.struct_size = DPT_SANDBOX_EXEC_ARGS_SIZE_1_4;
     args.box = box_;
     args.argv = argv.data();
     args.stdin_data = input.data();
@@ -51,13 +51,13 @@ class Box {
     return args;
   }
   std::string put(const std::string& path, const std::string& bytes) {
-    const dpt_sandbox_put_args args{DPT_SANDBOX_PUT_ARGS_DRAFT_SIZE, nullptr, box_, path.c_str(),
+    const dpt_sandbox_put_args args{DPT_SANDBOX_PUT_ARGS_SIZE_1_4, nullptr, box_, path.c_str(),
                                     bytes.data(), bytes.size(), 0};
     return ok_or_message(table_.put(pool_, &args));
   }
   // The file's bytes, or the error's code when it failed.
   std::string get(const std::string& path, dpt_code* code = nullptr) {
-    dpt_sandbox_get_args args{DPT_SANDBOX_GET_ARGS_DRAFT_SIZE, nullptr, box_, path.c_str(),
+    dpt_sandbox_get_args args{DPT_SANDBOX_GET_ARGS_SIZE_1_4, nullptr, box_, path.c_str(),
                               nullptr, 0};
     dpt_error* error = table_.get(pool_, &args);
     if (code != nullptr) *code = error == nullptr ? DPT_OK : dpt_error_get_code(error);
@@ -69,7 +69,7 @@ class Box {
     return std::string(static_cast<const char*>(args.data), args.bytes);
   }
   dpt_code put_code(const std::string& path) {
-    const dpt_sandbox_put_args args{DPT_SANDBOX_PUT_ARGS_DRAFT_SIZE, nullptr, box_, path.c_str(),
+    const dpt_sandbox_put_args args{DPT_SANDBOX_PUT_ARGS_SIZE_1_4, nullptr, box_, path.c_str(),
                                     "x", 1, 0};
     dpt_error* error = table_.put(pool_, &args);
     const dpt_code code = error == nullptr ? DPT_OK : dpt_error_get_code(error);
@@ -77,12 +77,12 @@ class Box {
     return code;
   }
   std::string reset() {
-    const dpt_sandbox_box_args args{DPT_SANDBOX_BOX_ARGS_DRAFT_SIZE, nullptr, box_};
+    const dpt_sandbox_box_args args{DPT_SANDBOX_BOX_ARGS_SIZE_1_4, nullptr, box_};
     return ok_or_message(table_.reset(pool_, &args));
   }
 
  private:
-  const dpt_sandbox_draft& table_;
+  const dpt_sandbox_v1& table_;
   dpt_instance* pool_;
   dpt_sandbox_box* box_ = nullptr;
   std::string error_;
@@ -97,7 +97,7 @@ std::string stdout_of(const dpt_sandbox_exec_args& result) {
 void check_exec(const Target& target) {
   PluginInstance sandbox(target);
   ASSERT_TRUE(sandbox.ok());
-  Box box(sandbox.table<dpt_sandbox_draft>(), sandbox.handle());
+  Box box(sandbox.table<dpt_sandbox_v1>(), sandbox.handle());
   ASSERT_EQ(box.error(), "");
   const dpt_sandbox_exec_args echo = box.run({"/bin/echo", "hi"});
   EXPECT_EQ(echo.exit_code, 0);
@@ -118,7 +118,7 @@ void check_exec(const Target& target) {
 void check_files(const Target& target) {
   PluginInstance sandbox(target);
   ASSERT_TRUE(sandbox.ok());
-  Box box(sandbox.table<dpt_sandbox_draft>(), sandbox.handle());
+  Box box(sandbox.table<dpt_sandbox_v1>(), sandbox.handle());
   ASSERT_EQ(box.error(), "");
   std::string bytes(70000, '\0');
   for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 13 + 1);
@@ -138,7 +138,7 @@ void check_files(const Target& target) {
 void check_escaping_paths(const Target& target) {
   PluginInstance sandbox(target);
   ASSERT_TRUE(sandbox.ok());
-  Box box(sandbox.table<dpt_sandbox_draft>(), sandbox.handle());
+  Box box(sandbox.table<dpt_sandbox_v1>(), sandbox.handle());
   ASSERT_EQ(box.error(), "");
   ASSERT_EQ(box.run({"/bin/sh", "-c", "mkdir d && ln -s / d/root && ln -s /etc/passwd pw"}).exit_code, 0);
   for (const char* path : {"../escape", "/tmp/escape", "d/../../escape", "d/root/tmp/escape", "pw"}) {
@@ -152,7 +152,7 @@ void check_escaping_paths(const Target& target) {
 void check_concurrent_boxes(const Target& target) {
   PluginInstance sandbox(target);
   ASSERT_TRUE(sandbox.ok());
-  const auto& table = sandbox.table<dpt_sandbox_draft>();
+  const auto& table = sandbox.table<dpt_sandbox_v1>();
   constexpr int kThreads = 4;
   std::vector<std::string> seen(kThreads);
   std::vector<std::thread> threads;
@@ -178,22 +178,22 @@ void check_concurrent_boxes(const Target& target) {
 void check_stats(const Target& target) {
   PluginInstance sandbox(target);
   ASSERT_TRUE(sandbox.ok());
-  const auto& table = sandbox.table<dpt_sandbox_draft>();
+  const auto& table = sandbox.table<dpt_sandbox_v1>();
   dpt_sandbox_stats before{};
-  before.struct_size = DPT_SANDBOX_STATS_DRAFT_SIZE;
+  before.struct_size = DPT_SANDBOX_STATS_SIZE_1_4;
   ASSERT_EQ("", ok_or_message(table.stats(sandbox.handle(), &before)));
   {
     Box box(table, sandbox.handle());
     ASSERT_EQ(box.error(), "");
     box.run({"/bin/true"});
     dpt_sandbox_stats during{};
-    during.struct_size = DPT_SANDBOX_STATS_DRAFT_SIZE;
+    during.struct_size = DPT_SANDBOX_STATS_SIZE_1_4;
     ASSERT_EQ("", ok_or_message(table.stats(sandbox.handle(), &during)));
     EXPECT_EQ(during.boxes_in_use, before.boxes_in_use + 1);
     EXPECT_EQ(during.execs, before.execs + 1);
   }
   dpt_sandbox_stats after{};
-  after.struct_size = DPT_SANDBOX_STATS_DRAFT_SIZE;
+  after.struct_size = DPT_SANDBOX_STATS_SIZE_1_4;
   ASSERT_EQ("", ok_or_message(table.stats(sandbox.handle(), &after)));
   EXPECT_EQ(after.boxes_in_use, before.boxes_in_use);
 }

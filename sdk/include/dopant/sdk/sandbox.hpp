@@ -1,4 +1,4 @@
-// dopant SDK — SandboxAdapter<T>: the static dpt_sandbox_draft table of a C++ class (a pool
+// dopant SDK — SandboxAdapter<T>: the static dpt_sandbox_v1 table of a C++ class (a pool
 // of boxes). Every slot but create and destroy is [any-thread] with one call at a time per
 // box: the class makes calls on different boxes safe to run concurrently.
 //
@@ -18,7 +18,7 @@
 // and on any error leaves the caller's output fields zero and its output pointers NULL.
 #pragma once
 
-#include <dopant/draft/sandbox.h>
+#include <dopant/sandbox.h>
 
 #include "errors.hpp"
 #include "instance.hpp"
@@ -40,40 +40,40 @@ Args read_box_args(const Args* args, size_t min_size, const char* what) {
 
 template <typename T>
 struct SandboxAdapter {
-  using Table = dpt_sandbox_draft;
+  using Table = dpt_sandbox_v1;
   static constexpr const char* kind = DPT_KIND_SANDBOX;
 
   static dpt_error* acquire(dpt_instance* handle, dpt_sandbox_acquire_args* args) noexcept {
     return call_instance<T>(handle, [&](T& self, const dpt_host*) {
       dpt_sandbox_acquire_args copy =
-          read_struct(args, DPT_SANDBOX_ACQUIRE_ARGS_DRAFT_SIZE, "acquire args");
+          read_struct(args, DPT_SANDBOX_ACQUIRE_ARGS_SIZE_1_4, "acquire args");
       copy.box = nullptr;
-      write_struct(args, copy, DPT_SANDBOX_ACQUIRE_ARGS_DRAFT_SIZE, "acquire args");
+      write_struct(args, copy, DPT_SANDBOX_ACQUIRE_ARGS_SIZE_1_4, "acquire args");
       copy.box = self.acquire();
-      write_struct(args, copy, DPT_SANDBOX_ACQUIRE_ARGS_DRAFT_SIZE, "acquire args");
+      write_struct(args, copy, DPT_SANDBOX_ACQUIRE_ARGS_SIZE_1_4, "acquire args");
     });
   }
   static dpt_error* release(dpt_instance* handle, const dpt_sandbox_box_args* args) noexcept {
     return call_instance<T>(handle, [&](T& self, const dpt_host*) {
-      self.release(detail::read_box_args(args, DPT_SANDBOX_BOX_ARGS_DRAFT_SIZE, "release args").box);
+      self.release(detail::read_box_args(args, DPT_SANDBOX_BOX_ARGS_SIZE_1_4, "release args").box);
     });
   }
   static dpt_error* exec(dpt_instance* handle, dpt_sandbox_exec_args* args) noexcept {
     return call_instance<T>(handle, [&](T& self, const dpt_host*) {
       dpt_sandbox_exec_args copy =
-          detail::read_box_args(args, DPT_SANDBOX_EXEC_ARGS_DRAFT_SIZE, "exec args");
+          detail::read_box_args(args, DPT_SANDBOX_EXEC_ARGS_SIZE_1_4, "exec args");
       require(copy.argv != nullptr && copy.argv[0] != nullptr && copy.argv[0][0] != '\0',
               "exec args: `argv` is empty");
       clear_exec_outputs(copy);
-      write_struct(args, copy, DPT_SANDBOX_EXEC_ARGS_DRAFT_SIZE, "exec args");
+      write_struct(args, copy, DPT_SANDBOX_EXEC_ARGS_SIZE_1_4, "exec args");
       self.exec(copy);
-      write_struct(args, copy, DPT_SANDBOX_EXEC_ARGS_DRAFT_SIZE, "exec args");
+      write_struct(args, copy, DPT_SANDBOX_EXEC_ARGS_SIZE_1_4, "exec args");
     });
   }
   static dpt_error* put(dpt_instance* handle, const dpt_sandbox_put_args* args) noexcept {
     return call_instance<T>(handle, [&](T& self, const dpt_host*) {
       const dpt_sandbox_put_args copy =
-          detail::read_box_args(args, DPT_SANDBOX_PUT_ARGS_DRAFT_SIZE, "put args");
+          detail::read_box_args(args, DPT_SANDBOX_PUT_ARGS_SIZE_1_4, "put args");
       require(copy.path != nullptr, "put args: `path` is NULL");
       require(copy.data != nullptr || copy.bytes == 0, "put args: `data` is NULL");
       self.put(copy);
@@ -82,28 +82,28 @@ struct SandboxAdapter {
   static dpt_error* get(dpt_instance* handle, dpt_sandbox_get_args* args) noexcept {
     return call_instance<T>(handle, [&](T& self, const dpt_host*) {
       dpt_sandbox_get_args copy =
-          detail::read_box_args(args, DPT_SANDBOX_GET_ARGS_DRAFT_SIZE, "get args");
+          detail::read_box_args(args, DPT_SANDBOX_GET_ARGS_SIZE_1_4, "get args");
       require(copy.path != nullptr, "get args: `path` is NULL");
       copy.data = nullptr;
       copy.bytes = 0;
-      write_struct(args, copy, DPT_SANDBOX_GET_ARGS_DRAFT_SIZE, "get args");
+      write_struct(args, copy, DPT_SANDBOX_GET_ARGS_SIZE_1_4, "get args");
       self.get(copy);
-      write_struct(args, copy, DPT_SANDBOX_GET_ARGS_DRAFT_SIZE, "get args");
+      write_struct(args, copy, DPT_SANDBOX_GET_ARGS_SIZE_1_4, "get args");
     });
   }
   static dpt_error* reset(dpt_instance* handle, const dpt_sandbox_box_args* args) noexcept {
     return call_instance<T>(handle, [&](T& self, const dpt_host*) {
-      self.reset(detail::read_box_args(args, DPT_SANDBOX_BOX_ARGS_DRAFT_SIZE, "reset args").box);
+      self.reset(detail::read_box_args(args, DPT_SANDBOX_BOX_ARGS_SIZE_1_4, "reset args").box);
     });
   }
   static dpt_error* stats(dpt_instance* handle, dpt_sandbox_stats* out) noexcept {
     return call_instance<T>(handle, [&](T& self, const dpt_host*) {
       require(out != nullptr, "stats: `out` is NULL");
-      write_struct(out, self.stats(), DPT_SANDBOX_STATS_DRAFT_SIZE, "stats");
+      write_struct(out, self.stats(), DPT_SANDBOX_STATS_SIZE_1_4, "stats");
     });
   }
 
-  static constexpr dpt_sandbox_draft table{DPT_SANDBOX_DRAFT_SIZE, &create_instance<T>,
+  static constexpr dpt_sandbox_v1 table{DPT_SANDBOX_V1_SIZE_1_4, &create_instance<T>,
                                            &destroy_instance<T>, &acquire, &release, &exec,
                                            &put, &get, &reset, &stats};
 

@@ -1,4 +1,4 @@
-/* dopant ABI — kind "dopant.sandbox.draft/0": isolated execution of tool calls.
+/* dopant ABI — kind "dopant.sandbox/1": isolated execution of tool calls.
  *
  * An instance is a pool of boxes, created from the plugin's config. A caller acquires a box,
  * puts files into its workspace, runs commands in it, gets files back, resets it to an empty
@@ -14,17 +14,16 @@
  * until the next call on that box (exec, put, get, reset, release) and are never freed by the
  * caller. After a failed call (an error returned) every output pointer is NULL.
  *
- * DRAFT: this kind has no shipped plugin yet. Its id ends in ".draft/0", its sizes are not
- * pinned, and it may change in any way until it is promoted to "/1" (see docs/abi.md). The
- * core loads a plugin of a draft kind only when its table is exactly this header's size.
+ * Released in minor 4 (promoted from "dopant.sandbox.draft/0" with the `spawn` and `pbox`
+ * plugins); every size is pinned. Callers fill the args from the DPT_SANDBOX_*_INIT macros.
  */
-#ifndef DOPANT_ABI_DRAFT_SANDBOX_H
-#define DOPANT_ABI_DRAFT_SANDBOX_H
+#ifndef DOPANT_ABI_SANDBOX_H
+#define DOPANT_ABI_SANDBOX_H
 
-#include "../base.h"
-#include "../host.h"
+#include "base.h"
+#include "host.h"
 
-#define DPT_KIND_SANDBOX "dopant.sandbox.draft/0"
+#define DPT_KIND_SANDBOX "dopant.sandbox/1"
 
 /* A box of a pool, owned by the instance; valid from acquire until release. */
 typedef struct dpt_sandbox_box dpt_sandbox_box;
@@ -34,7 +33,9 @@ typedef struct dpt_sandbox_acquire_args {
   const dpt_extension* next;
   dpt_sandbox_box* box;           /* out: a box with an empty workspace                */
 } dpt_sandbox_acquire_args;
-#define DPT_SANDBOX_ACQUIRE_ARGS_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_sandbox_acquire_args, box)
+#define DPT_SANDBOX_ACQUIRE_ARGS_SIZE_1_4 DPT_STRUCT_SIZE(dpt_sandbox_acquire_args, box)
+DPT_PIN_SIZE_LP64(DPT_SANDBOX_ACQUIRE_ARGS_SIZE_1_4, 24);
+#define DPT_SANDBOX_ACQUIRE_ARGS_INIT {DPT_SANDBOX_ACQUIRE_ARGS_SIZE_1_4, NULL, NULL}
 
 /* For release and reset: the box is the only input. */
 typedef struct dpt_sandbox_box_args {
@@ -42,7 +43,9 @@ typedef struct dpt_sandbox_box_args {
   const dpt_extension* next;
   dpt_sandbox_box* box;
 } dpt_sandbox_box_args;
-#define DPT_SANDBOX_BOX_ARGS_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_sandbox_box_args, box)
+#define DPT_SANDBOX_BOX_ARGS_SIZE_1_4 DPT_STRUCT_SIZE(dpt_sandbox_box_args, box)
+DPT_PIN_SIZE_LP64(DPT_SANDBOX_BOX_ARGS_SIZE_1_4, 24);
+#define DPT_SANDBOX_BOX_ARGS_INIT {DPT_SANDBOX_BOX_ARGS_SIZE_1_4, NULL, NULL}
 
 typedef struct dpt_sandbox_exec_args {
   uint32_t struct_size;
@@ -69,7 +72,11 @@ typedef struct dpt_sandbox_exec_args {
   uint64_t stderr_bytes;          /* out                                                */
   uint64_t wall_ns;               /* out: from the call to its result                   */
 } dpt_sandbox_exec_args;
-#define DPT_SANDBOX_EXEC_ARGS_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_sandbox_exec_args, wall_ns)
+#define DPT_SANDBOX_EXEC_ARGS_SIZE_1_4 DPT_STRUCT_SIZE(dpt_sandbox_exec_args, wall_ns)
+DPT_PIN_SIZE_LP64(DPT_SANDBOX_EXEC_ARGS_SIZE_1_4, 136);
+/* No box, no command, the default environment, cwd and timeout; outputs cleared. */
+#define DPT_SANDBOX_EXEC_ARGS_INIT \
+  {DPT_SANDBOX_EXEC_ARGS_SIZE_1_4, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, -1, 0, 0, 0, 0, 0, NULL, 0, NULL, 0, 0}
 
 typedef struct dpt_sandbox_put_args {
   uint32_t struct_size;
@@ -80,7 +87,9 @@ typedef struct dpt_sandbox_put_args {
   uint64_t bytes;
   uint32_t mode;                  /* permission bits; 0: 0644                           */
 } dpt_sandbox_put_args;
-#define DPT_SANDBOX_PUT_ARGS_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_sandbox_put_args, mode)
+#define DPT_SANDBOX_PUT_ARGS_SIZE_1_4 DPT_STRUCT_SIZE(dpt_sandbox_put_args, mode)
+DPT_PIN_SIZE_LP64(DPT_SANDBOX_PUT_ARGS_SIZE_1_4, 52);
+#define DPT_SANDBOX_PUT_ARGS_INIT {DPT_SANDBOX_PUT_ARGS_SIZE_1_4, NULL, NULL, NULL, NULL, 0, 0}
 
 typedef struct dpt_sandbox_get_args {
   uint32_t struct_size;
@@ -90,7 +99,9 @@ typedef struct dpt_sandbox_get_args {
   const void* data;               /* out: the file's bytes, owned by the box            */
   uint64_t bytes;                 /* out                                                */
 } dpt_sandbox_get_args;
-#define DPT_SANDBOX_GET_ARGS_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_sandbox_get_args, bytes)
+#define DPT_SANDBOX_GET_ARGS_SIZE_1_4 DPT_STRUCT_SIZE(dpt_sandbox_get_args, bytes)
+DPT_PIN_SIZE_LP64(DPT_SANDBOX_GET_ARGS_SIZE_1_4, 48);
+#define DPT_SANDBOX_GET_ARGS_INIT {DPT_SANDBOX_GET_ARGS_SIZE_1_4, NULL, NULL, NULL, NULL, 0}
 
 /* What a box's isolation enforces on this machine, as bits of dpt_sandbox_stats.enforced. */
 enum {
@@ -120,11 +131,13 @@ typedef struct dpt_sandbox_stats {
   uint64_t execs;                 /* out: exec calls that ran a command                 */
   uint64_t timeouts;              /* out: commands killed at their timeout              */
 } dpt_sandbox_stats;
-#define DPT_SANDBOX_STATS_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_sandbox_stats, timeouts)
+#define DPT_SANDBOX_STATS_SIZE_1_4 DPT_STRUCT_SIZE(dpt_sandbox_stats, timeouts)
+DPT_PIN_SIZE_LP64(DPT_SANDBOX_STATS_SIZE_1_4, 56);
+#define DPT_SANDBOX_STATS_INIT {DPT_SANDBOX_STATS_SIZE_1_4, 0, 0, 0, 0, 0, 0, 0}
 
 /* Every slot is required, and the loader refuses a library whose table leaves one NULL,
  * except the slots marked Optional (NULL there: the plugin does not provide it). */
-typedef struct dpt_sandbox_draft {
+typedef struct dpt_sandbox_v1 {
   uint32_t struct_size;
   /* [control-thread] Creates the pool; a plugin may start warm boxes here. */
   dpt_error* (*create)(const dpt_host* host, const dpt_config* config, dpt_instance** out);
@@ -146,7 +159,10 @@ typedef struct dpt_sandbox_draft {
   dpt_error* (*reset)(dpt_instance* instance, const dpt_sandbox_box_args* args);
   /* [any-thread] Fills `out` up to its struct_size. */
   dpt_error* (*stats)(dpt_instance* instance, dpt_sandbox_stats* out);
-} dpt_sandbox_draft;
-#define DPT_SANDBOX_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_sandbox_draft, stats)
+} dpt_sandbox_v1;
+#define DPT_SANDBOX_V1_SIZE_1_4 DPT_STRUCT_SIZE(dpt_sandbox_v1, stats)
+DPT_PIN_SIZE_LP64(DPT_SANDBOX_V1_SIZE_1_4, 80);
+/* Leading designator of a plugin's static table: {DPT_SANDBOX_V1_FIELDS, .create = ...}. */
+#define DPT_SANDBOX_V1_FIELDS .struct_size = sizeof(dpt_sandbox_v1)
 
-#endif /* DOPANT_ABI_DRAFT_SANDBOX_H */
+#endif /* DOPANT_ABI_SANDBOX_H */

@@ -61,16 +61,23 @@ Payload Payload::of_memfd(int fd, uint64_t bytes) {
 }
 
 namespace {
-bool write_all(int fd, const void* data, uint64_t bytes) {
-  const char* p = static_cast<const char*>(data);
+// Moves `bytes` at `at` with `step` (one send or recv) until all are moved; false when the
+// peer is gone.
+template <typename Step>
+bool move_all(char* at, uint64_t bytes, Step step) {
   while (bytes > 0) {
-    const ssize_t sent = ::send(fd, p, bytes, MSG_NOSIGNAL);
-    if (sent < 0 && errno == EINTR) continue;
-    if (sent <= 0) return false;
-    p += sent;
-    bytes -= static_cast<uint64_t>(sent);
+    const ssize_t moved = step(at, bytes);
+    if (moved < 0 && errno == EINTR) continue;
+    if (moved <= 0) return false;
+    at += moved;
+    bytes -= static_cast<uint64_t>(moved);
   }
   return true;
+}
+
+bool write_all(int fd, const void* data, uint64_t bytes) {
+  return move_all(const_cast<char*>(static_cast<const char*>(data)), bytes,
+                  [fd](char* at, uint64_t left) { return ::send(fd, at, left, MSG_NOSIGNAL); });
 }
 }  // namespace
 
@@ -165,15 +172,8 @@ bool receive_header(int socket, void* header, size_t header_bytes, int* fd, int 
 }
 
 bool receive_bytes(int socket, void* data, uint64_t bytes) {
-  char* p = static_cast<char*>(data);
-  while (bytes > 0) {
-    const ssize_t got = ::recv(socket, p, bytes, MSG_WAITALL);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) return false;
-    p += got;
-    bytes -= static_cast<uint64_t>(got);
-  }
-  return true;
+  return move_all(static_cast<char*>(data), bytes,
+                  [socket](char* at, uint64_t left) { return ::recv(socket, at, left, MSG_WAITALL); });
 }
 
 }  // namespace dopant::sandbox

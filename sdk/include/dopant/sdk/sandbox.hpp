@@ -36,6 +36,15 @@ Args read_box_args(const Args* args, size_t min_size, const char* what) {
   require(copy.box != nullptr, std::string(what) + ": `box` is NULL");
   return copy;
 }
+
+// Writes `copy`, its outputs already cleared, back to the caller before `fill` runs and again
+// after, so a call that throws leaves the caller's outputs cleared, never half filled.
+template <typename Args, typename Fill>
+void fill_outputs(Args* caller, Args& copy, size_t min_size, const char* what, Fill&& fill) {
+  write_struct(caller, copy, min_size, what);
+  fill(copy);
+  write_struct(caller, copy, min_size, what);
+}
 }  // namespace detail
 
 template <typename T>
@@ -48,9 +57,8 @@ struct SandboxAdapter {
       dpt_sandbox_acquire_args copy =
           read_struct(args, DPT_SANDBOX_ACQUIRE_ARGS_SIZE_1_4, "acquire args");
       copy.box = nullptr;
-      write_struct(args, copy, DPT_SANDBOX_ACQUIRE_ARGS_SIZE_1_4, "acquire args");
-      copy.box = self.acquire();
-      write_struct(args, copy, DPT_SANDBOX_ACQUIRE_ARGS_SIZE_1_4, "acquire args");
+      detail::fill_outputs(args, copy, DPT_SANDBOX_ACQUIRE_ARGS_SIZE_1_4, "acquire args",
+                           [&](dpt_sandbox_acquire_args& out) { out.box = self.acquire(); });
     });
   }
   static dpt_error* release(dpt_instance* handle, const dpt_sandbox_box_args* args) noexcept {
@@ -65,9 +73,8 @@ struct SandboxAdapter {
       require(copy.argv != nullptr && copy.argv[0] != nullptr && copy.argv[0][0] != '\0',
               "exec args: `argv` is empty");
       clear_exec_outputs(copy);
-      write_struct(args, copy, DPT_SANDBOX_EXEC_ARGS_SIZE_1_4, "exec args");
-      self.exec(copy);
-      write_struct(args, copy, DPT_SANDBOX_EXEC_ARGS_SIZE_1_4, "exec args");
+      detail::fill_outputs(args, copy, DPT_SANDBOX_EXEC_ARGS_SIZE_1_4, "exec args",
+                           [&](dpt_sandbox_exec_args& out) { self.exec(out); });
     });
   }
   static dpt_error* put(dpt_instance* handle, const dpt_sandbox_put_args* args) noexcept {
@@ -86,9 +93,8 @@ struct SandboxAdapter {
       require(copy.path != nullptr, "get args: `path` is NULL");
       copy.data = nullptr;
       copy.bytes = 0;
-      write_struct(args, copy, DPT_SANDBOX_GET_ARGS_SIZE_1_4, "get args");
-      self.get(copy);
-      write_struct(args, copy, DPT_SANDBOX_GET_ARGS_SIZE_1_4, "get args");
+      detail::fill_outputs(args, copy, DPT_SANDBOX_GET_ARGS_SIZE_1_4, "get args",
+                           [&](dpt_sandbox_get_args& out) { self.get(out); });
     });
   }
   static dpt_error* reset(dpt_instance* handle, const dpt_sandbox_box_args* args) noexcept {

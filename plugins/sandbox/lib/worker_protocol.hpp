@@ -54,8 +54,6 @@ class Payload {
 
   const char* data() const { return data_; }
   uint64_t size() const { return size_; }
-  // The memfd the bytes came in, or -1 when they came inline; still owned by the Payload.
-  int fd() const { return fd_; }
 
   static Payload of_string(std::string bytes);
   // Maps `bytes` of `fd` read-only and takes ownership of the fd.

@@ -8,5 +8,6 @@
 #include "host.h"
 #include "plugin.h"
 #include "optimizer.h"
+#include "sandbox.h"
 
 #endif /* DOPANT_ABI_H */

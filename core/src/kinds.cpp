@@ -13,13 +13,13 @@ namespace {
   static_assert(offsetof(T, destroy) == offsetof(dpt_optimizer_v1, destroy), #T " destroy")
 DOPANT_SAME_PREFIX(dpt_router_draft);
 DOPANT_SAME_PREFIX(dpt_parallel_draft);
-DOPANT_SAME_PREFIX(dpt_sandbox_draft);
+DOPANT_SAME_PREFIX(dpt_sandbox_v1);
 DOPANT_SAME_PREFIX(dpt_checkpoint_draft);
 #undef DOPANT_SAME_PREFIX
 
 #define DOPANT_SLOT(T, FIELD) TableSlot{#FIELD, offsetof(T, FIELD)}
 // Every slot of a kind except those its header marks "Optional" (optimizer `memory`,
-// checkpoint `convert`): the engine and the conformance kit call these unguarded.
+// checkpoint `convert`; sandbox has none): the engine and the conformance kit call these unguarded.
 constexpr TableSlot kOptimizerSlots[] = {
     DOPANT_SLOT(dpt_optimizer_v1, create),       DOPANT_SLOT(dpt_optimizer_v1, destroy),
     DOPANT_SLOT(dpt_optimizer_v1, add_param_group), DOPANT_SLOT(dpt_optimizer_v1, step),
@@ -31,8 +31,11 @@ constexpr TableSlot kParallelSlots[] = {
     DOPANT_SLOT(dpt_parallel_draft, setup), DOPANT_SLOT(dpt_parallel_draft, dispatch),
     DOPANT_SLOT(dpt_parallel_draft, combine)};
 constexpr TableSlot kSandboxSlots[] = {
-    DOPANT_SLOT(dpt_sandbox_draft, create), DOPANT_SLOT(dpt_sandbox_draft, destroy),
-    DOPANT_SLOT(dpt_sandbox_draft, execute), DOPANT_SLOT(dpt_sandbox_draft, release_result)};
+    DOPANT_SLOT(dpt_sandbox_v1, create), DOPANT_SLOT(dpt_sandbox_v1, destroy),
+    DOPANT_SLOT(dpt_sandbox_v1, acquire), DOPANT_SLOT(dpt_sandbox_v1, release),
+    DOPANT_SLOT(dpt_sandbox_v1, exec),    DOPANT_SLOT(dpt_sandbox_v1, put),
+    DOPANT_SLOT(dpt_sandbox_v1, get),     DOPANT_SLOT(dpt_sandbox_v1, reset),
+    DOPANT_SLOT(dpt_sandbox_v1, stats)};
 constexpr TableSlot kCheckpointSlots[] = {
     DOPANT_SLOT(dpt_checkpoint_draft, create), DOPANT_SLOT(dpt_checkpoint_draft, destroy),
     DOPANT_SLOT(dpt_checkpoint_draft, write), DOPANT_SLOT(dpt_checkpoint_draft, read)};
@@ -42,12 +45,11 @@ constexpr TableSlot kCheckpointSlots[] = {
 constexpr KindInfo kKinds[] = {
     {DPT_KIND_OPTIMIZER, "optimizer", DPT_OPTIMIZER_V1_SIZE_1_0, sizeof(dpt_optimizer_v1), false,
      DOPANT_SLOTS(kOptimizerSlots)},
+    {DPT_KIND_SANDBOX, "sandbox", DPT_SANDBOX_V1_SIZE_1_4, sizeof(dpt_sandbox_v1), false, DOPANT_SLOTS(kSandboxSlots)},
     // Draft kinds: no older sizes exist, so a table must have exactly the draft's size.
     {DPT_KIND_ROUTER, "router", sizeof(dpt_router_draft), sizeof(dpt_router_draft), true, DOPANT_SLOTS(kRouterSlots)},
     {DPT_KIND_PARALLEL, "parallel", sizeof(dpt_parallel_draft), sizeof(dpt_parallel_draft), true,
      DOPANT_SLOTS(kParallelSlots)},
-    {DPT_KIND_SANDBOX, "sandbox", sizeof(dpt_sandbox_draft), sizeof(dpt_sandbox_draft), true,
-     DOPANT_SLOTS(kSandboxSlots)},
     {DPT_KIND_CHECKPOINT, "checkpoint", sizeof(dpt_checkpoint_draft), sizeof(dpt_checkpoint_draft), true,
      DOPANT_SLOTS(kCheckpointSlots)},
 };

@@ -1,5 +1,5 @@
-// What the core knows about each kind: its id, the smallest table size it accepts (the 1.0
-// size; for a draft kind, the draft's only size) and the size of the table this core was
+// What the core knows about each kind: its id, the smallest table size it accepts (the size
+// of its first release; for a draft kind, the draft's only size) and the size of the table this core was
 // built with, and the slots a table must not leave NULL. Every kind table starts with
 // the same three members (struct_size, create, destroy), which the core uses generically.
 #pragma once
@@ -8,7 +8,6 @@
 #include <dopant/draft/checkpoint.h>
 #include <dopant/draft/parallel.h>
 #include <dopant/draft/router.h>
-#include <dopant/draft/sandbox.h>
 
 #include <cstddef>
 #include <string_view>
@@ -24,7 +23,7 @@ struct TableSlot {
 struct KindInfo {
   const char* id;           // "dopant.optimizer/1"
   const char* slot;         // "optimizer"
-  size_t min_table_size;    // DPT_<KIND>_V1_SIZE_1_0
+  size_t min_table_size;    // DPT_<KIND>_V1_SIZE_1_<first minor>
   size_t table_size;        // sizeof the current table
   bool draft;               // a draft kind ("dopant.router.draft/0"): exact size only
   const TableSlot* required;  // slots the kind's header does not call optional

@@ -8,7 +8,6 @@
 #include <dopant/draft/checkpoint.h>
 #include <dopant/draft/parallel.h>
 #include <dopant/draft/router.h>
-#include <dopant/draft/sandbox.h>
 #include <dopant/runtime.h>
 
 /* X(struct type, size macro) for every released struct size, and for the draft kinds'
@@ -27,14 +26,18 @@
   X(dpt_optimizer_memory, DPT_OPTIMIZER_MEMORY_SIZE_1_0)     \
   X(dpt_optimizer_v1, DPT_OPTIMIZER_V1_SIZE_1_0)             \
   X(dpt_optimizer_v1, DPT_OPTIMIZER_V1_SIZE_1_1)             \
+  X(dpt_sandbox_acquire_args, DPT_SANDBOX_ACQUIRE_ARGS_SIZE_1_4) \
+  X(dpt_sandbox_box_args, DPT_SANDBOX_BOX_ARGS_SIZE_1_4)     \
+  X(dpt_sandbox_exec_args, DPT_SANDBOX_EXEC_ARGS_SIZE_1_4)   \
+  X(dpt_sandbox_put_args, DPT_SANDBOX_PUT_ARGS_SIZE_1_4)     \
+  X(dpt_sandbox_get_args, DPT_SANDBOX_GET_ARGS_SIZE_1_4)     \
+  X(dpt_sandbox_stats, DPT_SANDBOX_STATS_SIZE_1_4)           \
+  X(dpt_sandbox_v1, DPT_SANDBOX_V1_SIZE_1_4)                 \
   X(dpt_route_args, DPT_ROUTE_ARGS_DRAFT_SIZE)                 \
   X(dpt_router_draft, DPT_ROUTER_DRAFT_SIZE)                   \
   X(dpt_parallel_topology, DPT_PARALLEL_TOPOLOGY_DRAFT_SIZE)   \
   X(dpt_dispatch_result, DPT_DISPATCH_RESULT_DRAFT_SIZE)       \
   X(dpt_parallel_draft, DPT_PARALLEL_DRAFT_SIZE)               \
-  X(dpt_sandbox_request, DPT_SANDBOX_REQUEST_DRAFT_SIZE)       \
-  X(dpt_sandbox_result, DPT_SANDBOX_RESULT_DRAFT_SIZE)         \
-  X(dpt_sandbox_draft, DPT_SANDBOX_DRAFT_SIZE)                 \
   X(dpt_convert_request, DPT_CONVERT_REQUEST_DRAFT_SIZE)       \
   X(dpt_checkpoint_draft, DPT_CHECKPOINT_DRAFT_SIZE)           \
   X(dpt_runtime_options, DPT_RUNTIME_OPTIONS_SIZE_1_0)       \

@@ -28,7 +28,7 @@ TEST(AbiSizes, PinnedSizesFitTheirStructs) {
 
 // The initializer macros, as C fills them in: each writes its struct's latest size.
 TEST(AbiSizes, InitializerMacrosWriteTheLatestSizes) {
-  uint32_t sizes[8] = {};
+  uint32_t sizes[15] = {};
   abi_init_sizes_c11(sizes);
   EXPECT_EQ(sizes[0], DPT_STEP_ARGS_SIZE_1_3);
   EXPECT_EQ(sizes[1], DPT_PARAM_GROUP_SIZE_1_0);
@@ -38,6 +38,13 @@ TEST(AbiSizes, InitializerMacrosWriteTheLatestSizes) {
   EXPECT_EQ(sizes[5], DPT_DEVICE_OPTIONS_SIZE_1_0);
   EXPECT_EQ(sizes[6], DPT_LIBRARY_SIZE_1_3);
   EXPECT_EQ(sizes[7], static_cast<uint32_t>(DPT_ABI_MINOR));
+  EXPECT_EQ(sizes[8], DPT_SANDBOX_ACQUIRE_ARGS_SIZE_1_4);
+  EXPECT_EQ(sizes[9], DPT_SANDBOX_BOX_ARGS_SIZE_1_4);
+  EXPECT_EQ(sizes[10], DPT_SANDBOX_EXEC_ARGS_SIZE_1_4);
+  EXPECT_EQ(sizes[11], DPT_SANDBOX_PUT_ARGS_SIZE_1_4);
+  EXPECT_EQ(sizes[12], DPT_SANDBOX_GET_ARGS_SIZE_1_4);
+  EXPECT_EQ(sizes[13], DPT_SANDBOX_STATS_SIZE_1_4);
+  EXPECT_EQ(sizes[14], sizeof(dpt_sandbox_v1));
 }
 
 // The defaults the initializers document.
@@ -51,6 +58,10 @@ TEST(AbiSizes, InitializerMacrosHoldTheDocumentedDefaults) {
   EXPECT_TRUE(std::isnan(group.lr) && std::isnan(group.beta1) && std::isnan(group.beta2) &&
               std::isnan(group.eps) && std::isnan(group.weight_decay));
   EXPECT_EQ(group.tensor_count, 0u);
+  const dpt_sandbox_exec_args exec = DPT_SANDBOX_EXEC_ARGS_INIT;
+  EXPECT_EQ(exec.exit_code, -1);
+  EXPECT_EQ(exec.env, nullptr);
+  EXPECT_EQ(exec.timeout_ms, 0u);
   const dpt_runtime_options runtime = DPT_RUNTIME_OPTIONS_INIT;
   EXPECT_EQ(runtime.log_level, DPT_LOG_WARN);
   EXPECT_EQ(runtime.plugin_path, nullptr);

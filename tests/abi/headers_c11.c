@@ -12,6 +12,7 @@ abi_sizes abi_sizes_c11(void) {
 static const dpt_param_decl c11_decl = {DPT_PARAM_DECL_FIELDS, .name = "lr"};
 static const dpt_param_decl* const c11_decls[] = {&c11_decl};
 static const dpt_optimizer_v1 c11_table = {DPT_OPTIMIZER_V1_FIELDS};
+static const dpt_sandbox_v1 c11_sandbox_table = {DPT_SANDBOX_V1_FIELDS};
 static const void* c11_extension(const char* id) { return id != NULL ? &c11_table : NULL; }
 static const dpt_plugin_descriptor c11_descriptor = {
     DPT_PLUGIN_DESCRIPTOR_FIELDS, .id = "c11", .params = c11_decls, .param_count = 1,
@@ -28,6 +29,12 @@ void abi_init_sizes_c11(uint32_t* out) {
   const dpt_memory_stats stats = DPT_MEMORY_STATS_INIT;
   const dpt_runtime_options runtime = DPT_RUNTIME_OPTIONS_INIT;
   const dpt_device_options device = DPT_DEVICE_OPTIONS_INIT;
+  const dpt_sandbox_acquire_args acquire = DPT_SANDBOX_ACQUIRE_ARGS_INIT;
+  const dpt_sandbox_box_args box = DPT_SANDBOX_BOX_ARGS_INIT;
+  const dpt_sandbox_exec_args exec = DPT_SANDBOX_EXEC_ARGS_INIT;
+  const dpt_sandbox_put_args put = DPT_SANDBOX_PUT_ARGS_INIT;
+  const dpt_sandbox_get_args get = DPT_SANDBOX_GET_ARGS_INIT;
+  const dpt_sandbox_stats sandbox_stats = DPT_SANDBOX_STATS_INIT;
   out[0] = step.struct_size;
   out[1] = group.struct_size;
   out[2] = memory.struct_size;
@@ -36,4 +43,11 @@ void abi_init_sizes_c11(uint32_t* out) {
   out[5] = device.struct_size;
   out[6] = c11_library.struct_size;
   out[7] = c11_library.abi_minor;
+  out[8] = acquire.struct_size;
+  out[9] = box.struct_size;
+  out[10] = exec.struct_size;
+  out[11] = put.struct_size;
+  out[12] = get.struct_size;
+  out[13] = sandbox_stats.struct_size;
+  out[14] = c11_sandbox_table.struct_size;
 }

@@ -56,8 +56,18 @@ class NoConvertCheckpoint {
 class NoopSandbox {
  public:
   NoopSandbox(const dpt_host*, const sdk::Config&) {}
-  dpt_sandbox_result execute(const dpt_sandbox_request&) { return {}; }
-  void release_result(const dpt_sandbox_result&) {}
+  dpt_sandbox_box* acquire() { return nullptr; }
+  void release(dpt_sandbox_box*) {}
+  // Sets an output, then fails: the caller must not see the output.
+  void exec(dpt_sandbox_exec_args& args) {
+    args.stdout_data = "partial";
+    args.stdout_bytes = 7;
+    throw sdk::Error(DPT_UNAVAILABLE, "box is gone");
+  }
+  void put(const dpt_sandbox_put_args&) {}
+  void get(dpt_sandbox_get_args&) {}
+  void reset(dpt_sandbox_box*) {}
+  dpt_sandbox_stats stats() { return {}; }
 };
 
 class NoopParallel {
@@ -75,7 +85,7 @@ TEST(SdkAdapters, TablesCarryTheirCurrentSize) {
   EXPECT_EQ(Counting::table.struct_size, DPT_OPTIMIZER_V1_SIZE_1_1);
   EXPECT_EQ(sdk::RouterAdapter<FailingConstructor>::table.struct_size, DPT_ROUTER_DRAFT_SIZE);
   EXPECT_EQ(sdk::ParallelAdapter<NoopParallel>::table.struct_size, DPT_PARALLEL_DRAFT_SIZE);
-  EXPECT_EQ(sdk::SandboxAdapter<NoopSandbox>::table.struct_size, DPT_SANDBOX_DRAFT_SIZE);
+  EXPECT_EQ(sdk::SandboxAdapter<NoopSandbox>::table.struct_size, DPT_SANDBOX_V1_SIZE_1_4);
   EXPECT_EQ(sdk::CheckpointAdapter<NoConvertCheckpoint>::table.struct_size,
             DPT_CHECKPOINT_DRAFT_SIZE);
 }
@@ -169,6 +179,35 @@ TEST(SdkAdapters, OutputStructsAreFilledAndTooSmallOnesRefused) {
             DPT_INVALID_ARGUMENT);
   EXPECT_EQ(too_small.device_state_bytes, 0u);
   Counting::table.destroy(handle);
+}
+
+// A sandbox call names the missing field, and a failed exec leaves no output pointer behind.
+TEST(SdkAdapters, SandboxArgsAreCheckedAndAFailedExecLeavesNoOutput) {
+  using Adapter = sdk::SandboxAdapter<NoopSandbox>;
+  TestRuntime runtime;
+  const dpt_host* host = runtime.host();
+  dpt_instance* handle = nullptr;
+  ASSERT_EQ(take_error(host, Adapter::table.create(host, nullptr, &handle)).message, "");
+  const char* argv[] = {"/bin/true", nullptr};
+  dpt_sandbox_exec_args args{};
+  args.struct_size = DPT_SANDBOX_EXEC_ARGS_SIZE_1_4;
+  args.argv = argv;
+  const TakenError no_box = take_error(host, Adapter::table.exec(handle, &args));
+  EXPECT_EQ(no_box.code, DPT_INVALID_ARGUMENT);
+  EXPECT_EQ(no_box.message, "exec args: `box` is NULL");
+
+  int box_storage = 0;
+  args.box = reinterpret_cast<dpt_sandbox_box*>(&box_storage);
+  args.stdout_data = "stale";
+  args.stdout_bytes = 5;
+  const TakenError gone = take_error(host, Adapter::table.exec(handle, &args));
+  EXPECT_EQ(gone.code, DPT_UNAVAILABLE);
+  EXPECT_EQ(args.stdout_data, nullptr);
+  EXPECT_EQ(args.stdout_bytes, 0u);
+
+  dpt_sandbox_get_args get{DPT_SANDBOX_GET_ARGS_SIZE_1_4, nullptr, args.box, nullptr, nullptr, 0};
+  EXPECT_EQ(take_error(host, Adapter::table.get(handle, &get)).message, "get args: `path` is NULL");
+  Adapter::table.destroy(handle);
 }
 
 // A caller built before a field existed gives a smaller struct_size: the writer stops there

@@ -6,12 +6,14 @@
 #include <stdexcept>
 
 #include "optimizer_step.hpp"
+#include "sandbox_transfer.hpp"
 
 namespace dopant::workloads {
 
 const std::vector<Workload>& builtin() {
   static const std::vector<Workload> workloads = {
       {&optimizer_step_decl, &run_optimizer_step},
+      {&sandbox_transfer_decl, &run_sandbox_transfer},
   };
   return workloads;
 }

@@ -5,7 +5,7 @@
 #include <dopant/draft/checkpoint.h>
 #include <dopant/draft/parallel.h>
 #include <dopant/draft/router.h>
-#include <dopant/draft/sandbox.h>
+#include <dopant/sandbox.h>
 #include <dopant/runtime.h>
 
 #include <benchmark/benchmark.h>

@@ -1,5 +1,5 @@
-// Standard input of the sandbox kind: one call of `/bin/cat` with a 1 MiB payload on
-// standard input, echoed back. Reported as calls and bytes moved per second.
+// Standard input of the sandbox kind: in one acquired box, one call of `/bin/cat` with a
+// 1 MiB payload on standard input, echoed back. Reported as calls and bytes moved per second.
 #include "bench_runtime.hpp"
 
 namespace dopant::bench {
@@ -10,27 +10,28 @@ constexpr uint64_t kPayload = 1 << 20;
 void cat_payload(benchmark::State& state, const std::string& plugin) {
   Instance instance = create_instance(state, plugin);
   if (!instance) return;
-  const auto* table = static_cast<const dpt_sandbox_draft*>(dpt_plugin_instance_table(instance.get()));
+  const auto* table = static_cast<const dpt_sandbox_v1*>(dpt_plugin_instance_table(instance.get()));
   dpt_instance* handle = dpt_plugin_instance_handle(instance.get());
+  dpt_sandbox_acquire_args acquired{DPT_SANDBOX_ACQUIRE_ARGS_SIZE_1_4, nullptr, nullptr};
+  if (skip_on_error(state, table->acquire(handle, &acquired))) return;
   std::vector<char> payload(kPayload);
   for (size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<char>('a' + i % 26);
   const char* argv[] = {"/bin/cat", nullptr};
-  dpt_sandbox_request request{};
-  request.struct_size = sizeof request;
-  request.argv = argv;
-  request.input = payload.data();
-  request.input_bytes = payload.size();
   for (auto _ : state) {
-    dpt_sandbox_result result{};
-    result.struct_size = sizeof result;
-    if (skip_on_error(state, table->execute(handle, &request, &result))) return;
-    const bool echoed = result.exit_code == 0 && result.output_bytes == kPayload;
-    table->release_result(handle, &result);
-    if (!echoed) {
+    dpt_sandbox_exec_args args{};
+    args.struct_size = DPT_SANDBOX_EXEC_ARGS_SIZE_1_4;
+    args.box = acquired.box;
+    args.argv = argv;
+    args.stdin_data = payload.data();
+    args.stdin_bytes = payload.size();
+    if (skip_on_error(state, table->exec(handle, &args))) break;
+    if (args.exit_code != 0 || args.stdout_bytes != kPayload) {
       state.SkipWithError("sandbox did not echo the payload");
-      return;
+      break;
     }
   }
+  const dpt_sandbox_box_args release{DPT_SANDBOX_BOX_ARGS_SIZE_1_4, nullptr, acquired.box};
+  dpt_error_destroy(table->release(handle, &release));
   state.SetItemsProcessed(state.iterations());
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(2 * kPayload));
 }

@@ -1,4 +1,4 @@
-// What the conformance kit knows about each kind: its id, the size of its table in ABI 1.0,
+// What the conformance kit knows about each kind: its id, the size of its first released table,
 // where its mandatory slots sit (create and destroy included), and where destroy sits.
 #pragma once
 
@@ -6,7 +6,6 @@
 #include <dopant/draft/checkpoint.h>
 #include <dopant/draft/parallel.h>
 #include <dopant/draft/router.h>
-#include <dopant/draft/sandbox.h>
 
 #include <cstddef>
 #include <cstring>
@@ -22,7 +21,7 @@ struct Slot {
 
 struct KindInfo {
   const char* id;            // "dopant.optimizer/1"
-  size_t table_size_1_0;     // struct_size a 1.0 table has at least
+  size_t min_table_size;     // struct_size the kind's first released table has at least
   std::vector<Slot> mandatory;  // slots that may not be NULL, create and destroy included
   size_t destroy_offset;
 };

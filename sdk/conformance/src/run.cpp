@@ -3,7 +3,6 @@
 #include <dopant/conformance.hpp>
 #include <dopant/draft/checkpoint.h>
 #include <dopant/draft/router.h>
-#include <dopant/draft/sandbox.h>
 
 #include "kinds.hpp"
 #include "outcome.hpp"

@@ -66,7 +66,7 @@ dpt_error* guard(const dpt_host* host, Body&& body) noexcept {
   }
 }
 
-// For slots that return nothing (destroy, release_result): runs `body` and logs whatever
+// For slots that return nothing (destroy): runs `body` and logs whatever
 // it threw at error level instead of returning it.
 template <typename Body>
 void guard_and_log(const dpt_host* host, const char* slot, Body&& body) noexcept {

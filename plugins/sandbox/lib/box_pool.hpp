@@ -1,0 +1,87 @@
+// The pool behind both sandbox plugins: boxes handed out by acquire, driven over the worker
+// protocol, given back by release. Two ways to run a box:
+//   Warm (pbox): each box is one long-lived worker; payloads travel in memfds; release wipes
+//     the workspace and keeps the worker for the next acquire. A worker that dies or stops
+//     answering is killed, replaced by a fresh one, and counted in boxes_replaced.
+//   PerCall (spawn): every call starts a new isolated worker, as a hosted provider does, and
+//     ends it after the reply; the workspace is a host folder bound into each of them, and
+//     payloads travel inline through the socket.
+// Calls on different boxes run concurrently; calls on one box are serialized by the caller.
+#pragma once
+
+#include "box_cgroup.hpp"
+#include "box_settings.hpp"
+#include "worker_protocol.hpp"
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace dopant::sandbox {
+
+enum class PoolMode { warm, per_call };
+
+class BoxPool {
+ public:
+  // Starts `warm_boxes` boxes now (warm mode). Throws sdk::Error when the worker is missing
+  // or a box cannot be built on this machine.
+  BoxPool(const BoxSettings& settings, PoolMode mode, uint64_t warm_boxes);
+  ~BoxPool();
+  BoxPool(const BoxPool&) = delete;
+  BoxPool& operator=(const BoxPool&) = delete;
+
+  dpt_sandbox_box* acquire();
+  void release(dpt_sandbox_box* box);
+  void exec(dpt_sandbox_exec_args& args);
+  void put(const dpt_sandbox_put_args& args);
+  void get(dpt_sandbox_get_args& args);
+  void reset(dpt_sandbox_box* box);
+  dpt_sandbox_stats stats();
+
+ private:
+  struct Worker {
+    pid_t pid = -1;
+    int socket = -1;
+  };
+  struct Box {
+    Worker worker;                // warm: the box's worker; per call: none between calls
+    std::unique_ptr<BoxCgroup> cgroup;  // every worker of the box joins it
+    std::string host_folder;      // per call: the workspace on the host
+    Payload outputs;              // the last reply's stdout, stderr and file
+  };
+  struct Answer {
+    Reply reply;
+    std::string message;
+  };
+
+  Box& checked(dpt_sandbox_box* handle, const char* what);
+  void reset(Box& box);
+  // Starts a worker for `box` (nullptr: a trial worker outside any box).
+  Worker start_worker(const Box* box);
+  void end_worker(Worker& worker);
+  std::unique_ptr<Box> new_box();
+  // Sends one request to the box's worker and reads its reply into box.outputs. A worker
+  // that fails to answer is replaced (warm) and the call fails with DPT_UNAVAILABLE; a reply
+  // with an error code is thrown as that error.
+  Answer call(Box& box, const Request& request, const std::string& strings, const void* payload,
+              int wait_ms);
+  // One request and its reply; false when the worker did not answer.
+  bool exchange(Worker& worker, const Request& request, const std::string& strings, int payload_fd,
+                const void* payload, int wait_ms, Answer& answer, Payload& outputs);
+
+  const BoxSettings settings_;
+  const PoolMode mode_;
+  const std::string worker_path_;
+  uint32_t cgroup_enforced_ = 0;  // DPT_SANDBOX_CGROUP_* bits this machine allows
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<Box>> idle_;
+  std::unordered_map<Box*, std::unique_ptr<Box>> in_use_;
+  std::atomic<uint64_t> started_{0}, replaced_{0}, execs_{0}, timeouts_{0};
+};
+
+}  // namespace dopant::sandbox

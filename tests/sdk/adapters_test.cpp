@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <memory>
 
 namespace sdk = dopant::sdk;
 
@@ -45,11 +46,22 @@ class FailingConstructor {
   void route(const dpt_route_args&, dpt_stream*) {}
 };
 
-class NoConvertCheckpoint {
+struct NoopCheckpointReader {
+  sdk::CheckpointListing listed;
+  const sdk::CheckpointListing& listing() const { return listed; }
+  void read(uint64_t, uint64_t, void*, uint64_t) const {}
+};
+struct NoopCheckpointWriter {
+  void add(const char*, const DLTensor&) {}
+  void finalize() {}
+};
+class NoopCheckpoint {
  public:
-  NoConvertCheckpoint(const dpt_host*, const sdk::Config&) {}
-  void write(const char*, uint32_t, const char* const*, const DLTensor*) {}
-  void read(const char*, const sdk::TensorVisitor&) {}
+  NoopCheckpoint(const dpt_host*, const sdk::Config&) {}
+  std::unique_ptr<NoopCheckpointReader> open(const char*) { return std::make_unique<NoopCheckpointReader>(); }
+  std::unique_ptr<NoopCheckpointWriter> begin(const char*, const sdk::Metadata&) {
+    return std::make_unique<NoopCheckpointWriter>();
+  }
 };
 
 class NoopSandbox {
@@ -75,14 +87,13 @@ TEST(SdkAdapters, TablesCarryTheirCurrentSize) {
   EXPECT_EQ(sdk::RouterAdapter<FailingConstructor>::table.struct_size, DPT_ROUTER_DRAFT_SIZE);
   EXPECT_EQ(sdk::ParallelAdapter<NoopParallel>::table.struct_size, DPT_PARALLEL_DRAFT_SIZE);
   EXPECT_EQ(sdk::SandboxAdapter<NoopSandbox>::table.struct_size, DPT_SANDBOX_DRAFT_SIZE);
-  EXPECT_EQ(sdk::CheckpointAdapter<NoConvertCheckpoint>::table.struct_size,
+  EXPECT_EQ(sdk::CheckpointAdapter<NoopCheckpoint>::table.struct_size,
             DPT_CHECKPOINT_DRAFT_SIZE);
 }
 
 TEST(SdkAdapters, OptionalSlotsAreNullWhenTheClassLacksThem) {
   EXPECT_NE(Counting::table.memory, nullptr);
   EXPECT_EQ(Plain::table.memory, nullptr);
-  EXPECT_EQ(sdk::CheckpointAdapter<NoConvertCheckpoint>::table.convert, nullptr);
 }
 
 TEST(SdkAdapters, DestroyAcceptsNull) {
@@ -90,7 +101,9 @@ TEST(SdkAdapters, DestroyAcceptsNull) {
   sdk::RouterAdapter<FailingConstructor>::table.destroy(nullptr);
   sdk::ParallelAdapter<NoopParallel>::table.destroy(nullptr);
   sdk::SandboxAdapter<NoopSandbox>::table.destroy(nullptr);
-  sdk::CheckpointAdapter<NoConvertCheckpoint>::table.destroy(nullptr);
+  sdk::CheckpointAdapter<NoopCheckpoint>::table.destroy(nullptr);
+  sdk::CheckpointAdapter<NoopCheckpoint>::table.reader_close(nullptr, nullptr);
+  sdk::CheckpointAdapter<NoopCheckpoint>::table.writer_abort(nullptr, nullptr);
 }
 
 TEST(SdkAdapters, SlotsReachTheObjectAndReturnItsErrors) {

@@ -236,6 +236,49 @@ TEST_F(SafetensorsTest, WriterRefusesDuplicatesUnstorableDtypesAndExistingDestin
   EXPECT_EQ(text_of(folder_ / "taken"), "keep");
 }
 
+// A host with only what the writer uses: is_cancelled, from a flag, and log, recorded.
+struct FakeHost {
+  dpt_host host{};
+  bool cancelled = false;
+  std::vector<std::string> lines;
+  FakeHost() {
+    host.struct_size = DPT_HOST_SIZE_1_0;
+    host.host_data = this;
+    host.is_cancelled = [](const dpt_host* h) -> int32_t { return static_cast<FakeHost*>(h->host_data)->cancelled; };
+    host.log = [](const dpt_host* h, dpt_log_level, const char* line) {
+      static_cast<FakeHost*>(h->host_data)->lines.push_back(line);
+    };
+  }
+};
+
+TEST_F(SafetensorsTest, ProgressIsLoggedAndCancellationLeavesNothing) {
+  FakeHost fake;
+  std::vector<float> values(4, 1.0f);
+  Tensor view(values.data(), sdk::kFloat32, {4});
+  {
+    Writer writer((folder_ / "out").string(), 1024, {}, &fake.host);
+    writer.add("a", view.view);
+    writer.add("b", view.view);
+    EXPECT_EQ(fake.lines, (std::vector<std::string>{"progress 16 bytes", "progress 32 bytes"}));
+    fake.cancelled = true;
+    try {
+      writer.add("c", view.view);
+      ADD_FAILURE() << "a cancelled run kept writing";
+    } catch (const sdk::Error& e) {
+      EXPECT_EQ(e.code(), DPT_CANCELLED);
+    }
+  }
+  EXPECT_TRUE(fs::is_empty(folder_));
+  {
+    fake.cancelled = false;
+    Writer writer((folder_ / "out").string(), 1024, {}, &fake.host);
+    writer.add("a", view.view);
+    fake.cancelled = true;
+    EXPECT_THROW(writer.finalize(), sdk::Error);
+  }
+  EXPECT_TRUE(fs::is_empty(folder_)) << "a cancelled finalize left files behind";
+}
+
 // A file made by tests/checkpoint/fixtures/make_safetensors_fixture.py (struct + json);
 // the expected values are the script's formulas.
 TEST_F(SafetensorsTest, AFileWrittenByPythonReadsWithTheValuesItsScriptWrote) {

@@ -18,6 +18,8 @@ inline constexpr DLDataType kFloat16{kDLFloat, 16, 1};
 inline constexpr DLDataType kBFloat16{kDLBfloat, 16, 1};
 inline constexpr DLDataType kInt32{kDLInt, 32, 1};
 inline constexpr DLDataType kInt64{kDLInt, 64, 1};
+// One byte per bool: DLPack 1.x's kDLBool (6), which Debian's DLPack 0.6 does not name yet.
+inline constexpr DLDataType kBool{6, 8, 1};
 
 constexpr bool same_dtype(DLDataType a, DLDataType b) {
   return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;

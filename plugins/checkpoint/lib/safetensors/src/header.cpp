@@ -17,14 +17,13 @@ namespace {
 // DLPack 1.1's type codes for the FP8 formats (dlpack.h's DLDataTypeCode).
 constexpr uint8_t kDLFloat8E4M3FN = 10;
 constexpr uint8_t kDLFloat8E5M2 = 12;
-constexpr uint8_t kDLBoolCode = 6;
 
 constexpr DType kDTypes[] = {
     {"F64", {kDLFloat, 64, 1}, 8},       {"F32", {kDLFloat, 32, 1}, 4},
     {"F16", {kDLFloat, 16, 1}, 2},       {"BF16", {kDLBfloat, 16, 1}, 2},
     {"I64", {kDLInt, 64, 1}, 8},         {"I32", {kDLInt, 32, 1}, 4},
     {"I16", {kDLInt, 16, 1}, 2},         {"I8", {kDLInt, 8, 1}, 1},
-    {"U8", {kDLUInt, 8, 1}, 1},          {"BOOL", {kDLBoolCode, 8, 1}, 1},
+    {"U8", {kDLUInt, 8, 1}, 1},          {"BOOL", sdk::kBool, 1},
     {"F8_E4M3", {kDLFloat8E4M3FN, 8, 1}, 1}, {"F8_E5M2", {kDLFloat8E5M2, 8, 1}, 1},
 };
 

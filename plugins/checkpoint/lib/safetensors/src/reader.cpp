@@ -4,16 +4,12 @@
 
 #include "dopant/safetensors/format.hpp"
 
+#include <dopant/checkpoint_io/input_file.hpp>
+
 #include <dopant/support/json_value.hpp>
 #include <dopant/support/text.hpp>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -31,49 +27,12 @@ constexpr uint64_t kMaxIndexBytes = 64ull << 20;
   sdk::fail(DPT_DATA_LOSS, file + ": " + what);
 }
 
-// Reads exactly `bytes` at `offset`, or throws DPT_DATA_LOSS naming the file.
-void read_exactly(int fd, void* buffer, uint64_t bytes, uint64_t offset, const std::string& file) {
-  auto* at = static_cast<char*>(buffer);
-  while (bytes > 0) {
-    const ssize_t got = ::pread(fd, at, bytes, static_cast<off_t>(offset));
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) bad(file, std::string("read failed: ") + std::strerror(errno));
-    if (got == 0) bad(file, "ends at byte " + std::to_string(offset) + ", before the data its header lists (truncated file?)");
-    at += got;
-    offset += static_cast<uint64_t>(got);
-    bytes -= static_cast<uint64_t>(got);
-  }
-}
-
-int open_regular(const std::string& path, uint64_t& size) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    sdk::fail(errno == ENOENT ? DPT_NOT_FOUND : DPT_PERMISSION_DENIED,
-              path + ": cannot open: " + std::strerror(errno));
-  }
-  struct stat info {};
-  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-    ::close(fd);
-    sdk::fail(DPT_INVALID_ARGUMENT, path + ": not a regular file");
-  }
-  size = static_cast<uint64_t>(info.st_size);
-  return fd;
-}
-
 // The index: tensor name -> shard file name, each file a plain name inside the folder.
 std::map<std::string, std::string> read_index(const std::string& path, uint64_t& total_size) {
-  uint64_t size = 0;
-  const int fd = open_regular(path, size);
-  std::string text;
-  try {
-    if (size > kMaxIndexBytes) bad(path, "index of " + std::to_string(size) + " bytes is over the limit of 64 MiB");
-    text.resize(size);
-    read_exactly(fd, text.data(), size, 0, path);
-  } catch (...) {
-    ::close(fd);
-    throw;
-  }
-  ::close(fd);
+  const checkpoint_io::InputFile file(path);
+  if (file.size() > kMaxIndexBytes) bad(path, "index of " + std::to_string(file.size()) + " bytes is over the limit of 64 MiB");
+  std::string text(file.size(), '\0');
+  file.read(text.data(), text.size(), 0);
   JsonValue index;
   try {
     index = parse_json(text);
@@ -115,64 +74,56 @@ std::map<std::string, std::string> read_index(const std::string& path, uint64_t&
 }  // namespace
 
 Reader::Reader(const std::string& path) {
-  try {
-    std::error_code error;
-    if (!fs::is_directory(path, error)) {
-      open_file(path, path);
-    } else if (const std::string index = (fs::path(path) / kIndexFile).string(); fs::exists(index, error)) {
-      uint64_t total_size = 0;
-      const auto weight_map = read_index(index, total_size);
-      std::set<std::string> shards;
-      for (const auto& [name, shard] : weight_map) shards.insert(shard);
-      for (const std::string& shard : shards) open_file((fs::path(path) / shard).string(), shard);
-      // The index and the shards must name the same tensors, each in the file it says.
-      uint64_t bytes = 0;
-      for (size_t t = 0; t < listing_.tensors.size(); ++t) {
-        const auto& tensor = listing_.tensors[t];
-        const auto found = weight_map.find(tensor.name);
-        const std::string shard = fs::path(tensor.chunks[0].file).filename().string();
-        if (found == weight_map.end()) bad(index, quote_name(tensor.name) + " of " + shard + " is missing from `weight_map`");
-        if (found->second != shard) {
-          bad(index, "`weight_map` puts " + quote_name(tensor.name) + " in " + found->second + ", but it is in " + shard);
-        }
-        bytes += tensor.chunks[0].byte_length;
+  std::error_code error;
+  if (!fs::is_directory(path, error)) {
+    open_file(path, path);
+  } else if (const std::string index = (fs::path(path) / kIndexFile).string(); fs::exists(index, error)) {
+    uint64_t total_size = 0;
+    const auto weight_map = read_index(index, total_size);
+    std::set<std::string> shards;
+    for (const auto& [name, shard] : weight_map) shards.insert(shard);
+    for (const std::string& shard : shards) open_file((fs::path(path) / shard).string(), shard);
+    // The index and the shards must name the same tensors, each in the file it says.
+    uint64_t bytes = 0;
+    for (size_t t = 0; t < listing_.tensors.size(); ++t) {
+      const auto& tensor = listing_.tensors[t];
+      const auto found = weight_map.find(tensor.name);
+      const std::string shard = fs::path(tensor.chunks[0].file).filename().string();
+      if (found == weight_map.end()) bad(index, quote_name(tensor.name) + " of " + shard + " is missing from `weight_map`");
+      if (found->second != shard) {
+        bad(index, "`weight_map` puts " + quote_name(tensor.name) + " in " + found->second + ", but it is in " + shard);
       }
-      if (listing_.tensors.size() != weight_map.size()) {  // a name the index has and no shard holds
-        std::set<std::string> held;
-        for (const auto& tensor : listing_.tensors) held.insert(tensor.name);
-        for (const auto& [name, shard] : weight_map) {
-          if (held.count(name) == 0) bad(index, "`weight_map` puts " + quote_name(name) + " in " + shard + ", which does not hold it");
-        }
-      }
-      if (bytes != total_size) {
-        bad(index, "`metadata.total_size` is " + std::to_string(total_size) + ", but the shards hold " +
-                       std::to_string(bytes) + " bytes of tensors");
-      }
-    } else {
-      open_file((fs::path(path) / kSingleFile).string(), kSingleFile);
+      bytes += tensor.chunks[0].byte_length;
     }
-    listing_.seal();
-  } catch (...) {
-    for (const int fd : fds_) ::close(fd);
-    throw;
+    if (listing_.tensors.size() != weight_map.size()) {  // a name the index has and no shard holds
+      std::set<std::string> held;
+      for (const auto& tensor : listing_.tensors) held.insert(tensor.name);
+      for (const auto& [name, shard] : weight_map) {
+        if (held.count(name) == 0) bad(index, "`weight_map` puts " + quote_name(name) + " in " + shard + ", which does not hold it");
+      }
+    }
+    if (bytes != total_size) {
+      bad(index, "`metadata.total_size` is " + std::to_string(total_size) + ", but the shards hold " +
+                     std::to_string(bytes) + " bytes of tensors");
+    }
+  } else {
+    open_file((fs::path(path) / kSingleFile).string(), kSingleFile);
   }
+  listing_.seal();
 }
 
-Reader::~Reader() {
-  for (const int fd : fds_) ::close(fd);
-}
+Reader::~Reader() = default;
 
 void Reader::open_file(const std::string& path, const std::string& shown) {
-  uint64_t size = 0;
-  fds_.push_back(open_regular(path, size));
-  const int fd = fds_.back();
+  files_.emplace_back(path);
+  const checkpoint_io::InputFile& file = files_.back();
   unsigned char prefix[kPrefixBytes] = {};
-  read_exactly(fd, prefix, std::min(size, kPrefixBytes), 0, path);
-  const uint64_t length = header_length(prefix, size, path);
+  file.read(prefix, std::min(file.size(), kPrefixBytes), 0);
+  const uint64_t length = header_length(prefix, file.size(), path);
   std::string json(length, '\0');
-  read_exactly(fd, json.data(), length, kPrefixBytes, path);
+  file.read(json.data(), length, kPrefixBytes);
   const uint64_t data_start = kPrefixBytes + length;
-  Header header = parse_header(json, size - data_start, path);
+  Header header = parse_header(json, file.size() - data_start, path);
 
   std::set<std::string> names;
   for (const auto& tensor : listing_.tensors) names.insert(tensor.name);
@@ -183,7 +134,7 @@ void Reader::open_file(const std::string& path, const std::string& shown) {
     sdk::CheckpointListing::Chunk chunk{std::vector<int64_t>(entry.shape.size(), 0), entry.shape, path,
                                         data_start + entry.begin, entry.end - entry.begin};
     listing_.tensors.push_back({std::move(entry.name), entry.dtype->dl, entry.shape, {std::move(chunk)}});
-    file_of_.push_back(fds_.size() - 1);
+    file_of_.push_back(files_.size() - 1);
   }
   // Shards repeat the metadata (writers store it in each); a key may not change between them.
   for (auto& [key, value] : header.metadata) {
@@ -198,8 +149,7 @@ void Reader::open_file(const std::string& path, const std::string& shown) {
 }
 
 void Reader::read(uint64_t tensor, uint64_t chunk, void* buffer, uint64_t bytes) const {
-  const auto& where = listing_.tensors[tensor].chunks[chunk];
-  read_exactly(fds_[file_of_[tensor]], buffer, bytes, where.byte_offset, where.file);
+  files_[file_of_[tensor]].read(buffer, bytes, listing_.tensors[tensor].chunks[chunk].byte_offset);
 }
 
 }  // namespace dopant::safetensors

@@ -4,7 +4,10 @@
 // are positioned (pread) and safe to run from many threads at once.
 #pragma once
 
+#include <dopant/checkpoint_io/input_file.hpp>
 #include <dopant/sdk/checkpoint.hpp>
+
+#include <deque>
 
 #include <string>
 #include <vector>
@@ -33,8 +36,8 @@ class Reader {
   void open_file(const std::string& path, const std::string& shown);
 
   sdk::CheckpointListing listing_;
-  std::vector<int> fds_;           // one per file, in the order opened
-  std::vector<size_t> file_of_;    // per tensor: index into fds_
+  std::deque<checkpoint_io::InputFile> files_;  // in the order opened
+  std::vector<size_t> file_of_;                 // per tensor: index into files_
 };
 
 }  // namespace dopant::safetensors

@@ -64,6 +64,12 @@ class NoopCheckpoint {
   }
 };
 
+class ReadOnlyCheckpoint {
+ public:
+  ReadOnlyCheckpoint(const dpt_host*, const sdk::Config&) {}
+  std::unique_ptr<NoopCheckpointReader> open(const char*) { return std::make_unique<NoopCheckpointReader>(); }
+};
+
 class NoopSandbox {
  public:
   NoopSandbox(const dpt_host*, const sdk::Config&) {}
@@ -94,6 +100,21 @@ TEST(SdkAdapters, TablesCarryTheirCurrentSize) {
 TEST(SdkAdapters, OptionalSlotsAreNullWhenTheClassLacksThem) {
   EXPECT_NE(Counting::table.memory, nullptr);
   EXPECT_EQ(Plain::table.memory, nullptr);
+}
+
+TEST(SdkAdapters, AReadOnlyCheckpointFormatAnswersUnimplementedToWriterBegin) {
+  using ReadOnly = sdk::CheckpointAdapter<ReadOnlyCheckpoint>;
+  TestRuntime runtime;
+  const dpt_host* host = runtime.host();
+  dpt_instance* handle = nullptr;
+  ASSERT_EQ(take_error(host, ReadOnly::table.create(host, nullptr, &handle)).message, "");
+  dpt_checkpoint_begin_args begin{DPT_CHECKPOINT_BEGIN_ARGS_DRAFT_SIZE, nullptr, "anywhere", 0, nullptr, nullptr,
+                                  nullptr};
+  const TakenError refused = take_error(host, ReadOnly::table.writer_begin(handle, &begin));
+  EXPECT_EQ(refused.code, DPT_UNIMPLEMENTED);
+  EXPECT_EQ(refused.message, "this checkpoint format is read-only");
+  EXPECT_EQ(begin.writer, nullptr);
+  ReadOnly::table.destroy(handle);
 }
 
 TEST(SdkAdapters, DestroyAcceptsNull) {

@@ -140,7 +140,8 @@ typedef struct dpt_checkpoint_draft {
   /* [instance-thread] Frees a reader. NULL is accepted. */
   void (*reader_close)(dpt_instance* instance, dpt_checkpoint_reader* reader);
 
-  /* [instance-thread] Starts writing. An existing destination is DPT_ALREADY_EXISTS. */
+  /* [instance-thread] Starts writing. An existing destination is DPT_ALREADY_EXISTS; a
+   * read-only format returns DPT_UNIMPLEMENTED (and the other writer slots are not called). */
   dpt_error* (*writer_begin)(dpt_instance* instance, dpt_checkpoint_begin_args* args);
   /* [instance-thread] Adds one tensor. A name given twice is DPT_ALREADY_EXISTS. After an
    * error the writer can only be aborted. */

@@ -1,7 +1,8 @@
 // dopant SDK — CheckpointAdapter<T>: the static dpt_checkpoint_draft table of a C++ class
 // whose readers and writers are C++ objects. The adapter owns the handles (a handle is a
 // pointer to the object T returned), checks every args struct, and frees a writer after
-// finalize whatever it returns.
+// finalize whatever it returns. A reader-only format (no `begin`) gets writer slots that
+// return DPT_UNIMPLEMENTED.
 //
 //   class MyFormat {
 //    public:
@@ -25,6 +26,7 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -99,13 +101,25 @@ class CheckpointListing {
   std::vector<const char*> keys_, values_;
 };
 
+namespace detail {
+// The writer type of T's `begin`, or void for a reader-only format.
+template <typename T, typename = void>
+struct checkpoint_writer {
+  using type = void;
+};
+template <typename T>
+struct checkpoint_writer<T, std::void_t<decltype(std::declval<T&>().begin("", std::declval<const Metadata&>()))>> {
+  using type = typename decltype(std::declval<T&>().begin("", std::declval<const Metadata&>()))::element_type;
+};
+}  // namespace detail
+
 template <typename T>
 struct CheckpointAdapter {
   using Table = dpt_checkpoint_draft;
   static constexpr const char* kind = DPT_KIND_CHECKPOINT;
   using Reader = typename decltype(std::declval<T&>().open(""))::element_type;
-  using Writer =
-      typename decltype(std::declval<T&>().begin("", std::declval<const Metadata&>()))::element_type;
+  using Writer = typename detail::checkpoint_writer<T>::type;
+  static constexpr bool writes = !std::is_void_v<Writer>;
 
   static dpt_error* reader_open(dpt_instance* handle, dpt_checkpoint_open_args* args) noexcept {
     return call_instance<T>(handle, [&](T& self, const dpt_host*) {
@@ -148,8 +162,10 @@ struct CheckpointAdapter {
   }
 
   static dpt_error* writer_begin(dpt_instance* handle, dpt_checkpoint_begin_args* args) noexcept {
-    return call_instance<T>(handle, [&](T& self, const dpt_host*) {
+    return call_instance<T>(handle, [&]([[maybe_unused]] T& self, const dpt_host*) {
       const auto in = read_struct(args, DPT_CHECKPOINT_BEGIN_ARGS_DRAFT_SIZE, "begin args");
+      args->writer = nullptr;
+      if constexpr (!writes) fail(DPT_UNIMPLEMENTED, "this checkpoint format is read-only");
       require(in.destination != nullptr, "writer_begin: destination is NULL");
       require(in.metadata_count == 0 || (in.metadata_keys != nullptr && in.metadata_values != nullptr),
               "writer_begin: metadata keys and values must be non-NULL");
@@ -159,8 +175,9 @@ struct CheckpointAdapter {
                 "writer_begin: metadata entry " + std::to_string(i) + " is NULL");
         metadata.emplace_back(in.metadata_keys[i], in.metadata_values[i]);
       }
-      args->writer = nullptr;
-      args->writer = reinterpret_cast<dpt_checkpoint_writer*>(self.begin(in.destination, metadata).release());
+      if constexpr (writes) {
+        args->writer = reinterpret_cast<dpt_checkpoint_writer*>(self.begin(in.destination, metadata).release());
+      }
     });
   }
   static dpt_error* writer_add(dpt_instance* handle, const dpt_checkpoint_add_args* args) noexcept {
@@ -168,21 +185,25 @@ struct CheckpointAdapter {
       const auto in = read_struct(args, DPT_CHECKPOINT_ADD_ARGS_DRAFT_SIZE, "add args");
       require(in.writer != nullptr && in.name != nullptr && in.tensor != nullptr,
               "writer_add: writer, name and tensor must be non-NULL");
-      writer_of(in.writer).add(in.name, *in.tensor);
+      if constexpr (writes) writer_of(in.writer).add(in.name, *in.tensor);
     });
   }
   static dpt_error* writer_finalize(dpt_instance* handle, const dpt_checkpoint_finalize_args* args) noexcept {
     return call_instance<T>(handle, [&](T&, const dpt_host*) {
       const auto in = read_struct(args, DPT_CHECKPOINT_FINALIZE_ARGS_DRAFT_SIZE, "finalize args");
       require(in.writer != nullptr, "writer_finalize: writer is NULL");
-      // Destroyed on every path: after a failed finalize its destructor removes what it wrote.
-      const std::unique_ptr<Writer> writer(&writer_of(in.writer));
-      writer->finalize();
+      if constexpr (writes) {
+        // Destroyed on every path: after a failed finalize its destructor removes what it wrote.
+        const std::unique_ptr<Writer> writer(&writer_of(in.writer));
+        writer->finalize();
+      }
     });
   }
   static void writer_abort(dpt_instance* handle, dpt_checkpoint_writer* writer) noexcept {
     if (handle == nullptr || writer == nullptr) return;
-    guard_and_log(instance_of<T>(handle)->host, "writer_abort", [&] { delete &writer_of(writer); });
+    if constexpr (writes) {
+      guard_and_log(instance_of<T>(handle)->host, "writer_abort", [&] { delete &writer_of(writer); });
+    }
   }
 
   static constexpr dpt_checkpoint_draft table{
@@ -192,7 +213,7 @@ struct CheckpointAdapter {
 
  private:
   static Reader& reader_of(dpt_checkpoint_reader* handle) { return *reinterpret_cast<Reader*>(handle); }
-  static Writer& writer_of(dpt_checkpoint_writer* handle) { return *reinterpret_cast<Writer*>(handle); }
+  static auto& writer_of(dpt_checkpoint_writer* handle) { return *reinterpret_cast<Writer*>(handle); }
 };
 
 }  // namespace dopant::sdk

@@ -28,8 +28,9 @@ inline bool is_fp32(const DLTensor& t) { return same_dtype(t.dtype, kFloat32); }
 inline bool is_fp16(const DLTensor& t) { return same_dtype(t.dtype, kFloat16); }
 inline bool is_bf16(const DLTensor& t) { return same_dtype(t.dtype, kBFloat16); }
 
-// "fp32", "bf16", "fp16", "int32", ...; other types as "code<c>x<bits>x<lanes>".
+// "fp32", "bf16", "fp16", "int32", "bool", ...; other types as "code<c>x<bits>x<lanes>".
 inline std::string dtype_name(DLDataType dtype) {
+  if (same_dtype(dtype, kBool)) return "bool";
   if (dtype.lanes == 1) {
     switch (dtype.code) {
       case kDLFloat: return "fp" + std::to_string(dtype.bits);

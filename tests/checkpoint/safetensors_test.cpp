@@ -412,30 +412,35 @@ TEST_F(SafetensorsTest, IndexMustAgreeWithItsShards) {
     std::ofstream(index, std::ios::trunc) << text;
     return open_error(destination);
   };
-  const std::string one = "model-00001-of-00002.safetensors", two = "model-00002-of-00002.safetensors";
   EXPECT_EQ(with_index(good), "");
-  EXPECT_NE(with_index(R"({"metadata":{"total_size":32},"weight_map":{"a":")" + one + R"(","c":")" + two + R"("}})")
-                .find("`b` of " + one + " is missing from `weight_map`"),
-            std::string::npos);
-  EXPECT_NE(with_index(R"({"metadata":{"total_size":48},"weight_map":{"a":")" + one + R"(","b":")" + one +
-                       R"(","c":")" + one + R"("}})")
-                .find("`weight_map` puts `c` in " + one + ", which does not hold it"),
-            std::string::npos);
-  EXPECT_NE(with_index(R"({"metadata":{"total_size":48},"weight_map":{"a":")" + one + R"(","b":")" + two +
-                       R"(","c":")" + two + R"("}})")
-                .find("`weight_map` puts `b` in " + two + ", but it is in " + one),
-            std::string::npos);
-  EXPECT_NE(with_index(R"({"metadata":{"total_size":47},"weight_map":{"a":")" + one + R"(","b":")" + one +
-                       R"(","c":")" + two + R"("}})")
-                .find("`metadata.total_size` is 47, but the shards hold 48 bytes of tensors"),
-            std::string::npos);
-  EXPECT_NE(with_index(R"({"metadata":{"total_size":32},"weight_map":{"a":"../etc/passwd"}})")
-                .find("not a file in the checkpoint's folder"),
-            std::string::npos);
-  EXPECT_NE(with_index(R"({"metadata":{"total_size":32},"weight_map":{"a":"gone.safetensors"}})")
-                .find("gone.safetensors: cannot open: No such file or directory"),
-            std::string::npos);
-  EXPECT_NE(with_index(R"({"weight_map":{}})").find("missing `metadata.total_size`"), std::string::npos);
+  // An index of `total_size` placing tensors a, b, c in shards (1 or 2; 0 for none), and
+  // what opening it must say.
+  const auto index_of = [](int total_size, int a, int b, int c) {
+    std::string map;
+    const char* names[] = {"a", "b", "c"};
+    const int shards[] = {a, b, c};
+    for (int i = 0; i < 3; ++i) {
+      if (shards[i] == 0) continue;
+      map += std::string(map.empty() ? "" : ",") + "\"" + names[i] + "\":\"model-0000" + std::to_string(shards[i]) +
+             "-of-00002.safetensors\"";
+    }
+    return "{\"metadata\":{\"total_size\":" + std::to_string(total_size) + "},\"weight_map\":{" + map + "}}";
+  };
+  const std::string one = "model-00001-of-00002.safetensors", two = "model-00002-of-00002.safetensors";
+  const std::pair<std::string, std::string> cases[] = {
+      {index_of(32, 1, 0, 2), "`b` of " + one + " is missing from `weight_map`"},
+      {index_of(48, 1, 1, 1), "`weight_map` puts `c` in " + one + ", which does not hold it"},
+      {index_of(48, 1, 2, 2), "`weight_map` puts `b` in " + two + ", but it is in " + one},
+      {index_of(47, 1, 1, 2), "`metadata.total_size` is 47, but the shards hold 48 bytes of tensors"},
+      {R"({"metadata":{"total_size":32},"weight_map":{"a":"../etc/passwd"}})", "not a file in the checkpoint's folder"},
+      {R"({"metadata":{"total_size":32},"weight_map":{"a":"gone.safetensors"}})",
+       "gone.safetensors: cannot open: No such file or directory"},
+      {R"({"weight_map":{}})", "missing `metadata.total_size`"},
+  };
+  for (const auto& [text, expected] : cases) {
+    const std::string message = with_index(text);
+    EXPECT_NE(message.find(expected), std::string::npos) << text << ": " << message;
+  }
 }
 
 }  // namespace

@@ -54,6 +54,16 @@ struct Sample {
   const char* names[2] = {"alpha", "layers.0.beta"};
 };
 
+// The plugin under test, a fresh folder for it to write in, and its table.
+struct Setup {
+  explicit Setup(const Target& target) : checkpoint(target) {}
+  const dpt_checkpoint_draft& table() const { return checkpoint.table<dpt_checkpoint_draft>(); }
+  dpt_instance* handle() const { return checkpoint.handle(); }
+  std::string destination() const { return (folder.path() / "checkpoint").string(); }
+  PluginInstance checkpoint;
+  FreshFolder folder;
+};
+
 // True when the plugin's writer_begin answers DPT_UNIMPLEMENTED: a read-only format.
 bool read_only(const dpt_checkpoint_draft& table, dpt_instance* handle, const FreshFolder& folder) {
   const std::string destination = (folder.path() / "probe").string();
@@ -79,6 +89,56 @@ std::string write_sample(const dpt_checkpoint_draft& table, dpt_instance* handle
     if (!added.empty()) return "writer_add: " + added;
   }
   return "";
+}
+
+// Writes the sample to `destination`, finalizes it and opens a reader on it; "" or the
+// first failure (a writer that failed before finalize is aborted).
+std::string write_and_open(const dpt_checkpoint_draft& table, dpt_instance* handle, const std::string& destination,
+                           const Sample& sample, dpt_checkpoint_reader** reader) {
+  dpt_checkpoint_writer* writer = nullptr;
+  const std::string written = write_sample(table, handle, destination, sample, &writer);
+  if (!written.empty()) {
+    table.writer_abort(handle, writer);
+    return written;
+  }
+  const dpt_checkpoint_finalize_args finalize{DPT_CHECKPOINT_FINALIZE_ARGS_DRAFT_SIZE, nullptr, writer};
+  const std::string finalized = ok_or_message(table.writer_finalize(handle, &finalize));
+  if (!finalized.empty()) return "writer_finalize: " + finalized;
+  if (!std::filesystem::exists(destination)) return "finalize left nothing at " + destination;
+  dpt_checkpoint_open_args open{DPT_CHECKPOINT_OPEN_ARGS_DRAFT_SIZE, nullptr, destination.c_str(), nullptr};
+  const std::string opened = ok_or_message(table.reader_open(handle, &open));
+  *reader = open.reader;
+  return opened.empty() ? "" : "reader_open: " + opened;
+}
+
+// The sample written, finalized, opened and listed.
+struct Written {
+  Sample sample;
+  dpt_checkpoint_reader* reader = nullptr;
+  dpt_checkpoint_list_args list{};
+};
+
+// Fills `written`; "" or the first failure (the reader is closed then).
+std::string write_and_list(const Setup& setup, Written& written) {
+  const auto& table = setup.table();
+  std::string failure = write_and_open(table, setup.handle(), setup.destination(), written.sample, &written.reader);
+  if (failure.empty()) {
+    written.list = dpt_checkpoint_list_args{DPT_CHECKPOINT_LIST_ARGS_DRAFT_SIZE, nullptr, written.reader, 0, nullptr,
+                                            0, nullptr, nullptr};
+    const std::string listed = ok_or_message(table.reader_list(setup.handle(), &written.list));
+    if (!listed.empty()) failure = "reader_list: " + listed;
+  }
+  if (!failure.empty()) table.reader_close(setup.handle(), written.reader);
+  return failure;
+}
+
+// Why a check cannot run: "" when it can, kReadOnly for a format without a writer (the
+// check is skipped), else the failure.
+constexpr const char* kReadOnly = "a read-only format";
+std::string prepare(const Setup& setup) {
+  if (!setup.checkpoint.ok()) return "the plugin has no instance";
+  if (setup.folder.path().empty()) return "cannot create a temporary directory";
+  return read_only(setup.table(), setup.handle(), setup.folder) ? kReadOnly : "";
 }
 
 // The whole tensor `index` of an open reader, assembled from its chunks (fp32 only).
@@ -112,28 +172,16 @@ std::vector<float> read_whole(const dpt_checkpoint_draft& table, dpt_instance* h
 }
 
 void check_round_trip(const Target& target) {
-  PluginInstance checkpoint(target);
-  ASSERT_TRUE(checkpoint.ok());
-  const auto& table = checkpoint.table<dpt_checkpoint_draft>();
-  FreshFolder folder;
-  ASSERT_FALSE(folder.path().empty()) << "cannot create a temporary directory";
-  if (read_only(table, checkpoint.handle(), folder)) GTEST_SKIP() << "a read-only format";
-  const std::string destination = (folder.path() / "checkpoint").string();
-
-  const Sample sample;
-  dpt_checkpoint_writer* writer = nullptr;
-  const std::string written = write_sample(table, checkpoint.handle(), destination, sample, &writer);
-  if (!written.empty()) table.writer_abort(checkpoint.handle(), writer);
-  ASSERT_EQ("", written);
-  const dpt_checkpoint_finalize_args finalize{DPT_CHECKPOINT_FINALIZE_ARGS_DRAFT_SIZE, nullptr, writer};
-  ASSERT_EQ("", ok_or_message(table.writer_finalize(checkpoint.handle(), &finalize)));
-  ASSERT_TRUE(std::filesystem::exists(destination)) << "finalize left nothing at " << destination;
-
-  dpt_checkpoint_open_args open{DPT_CHECKPOINT_OPEN_ARGS_DRAFT_SIZE, nullptr, destination.c_str(), nullptr};
-  ASSERT_EQ("", ok_or_message(table.reader_open(checkpoint.handle(), &open)));
-  dpt_checkpoint_list_args list{DPT_CHECKPOINT_LIST_ARGS_DRAFT_SIZE, nullptr, open.reader, 0, nullptr, 0,
-                                nullptr, nullptr};
-  EXPECT_EQ("", ok_or_message(table.reader_list(checkpoint.handle(), &list)));
+  const Setup setup(target);
+  const std::string state = prepare(setup);
+  if (state == kReadOnly) GTEST_SKIP() << state;
+  ASSERT_EQ("", state);
+  const auto& table = setup.table();
+  Written written;
+  ASSERT_EQ("", write_and_list(setup, written));
+  const Sample& sample = written.sample;
+  const dpt_checkpoint_list_args& list = written.list;
+  dpt_checkpoint_reader* reader = written.reader;
   std::map<std::string, uint64_t> index_of;
   for (uint64_t i = 0; i < list.tensor_count; ++i) index_of[list.tensors[i]->name] = i;
   EXPECT_EQ(index_of.size(), 2u);
@@ -150,43 +198,41 @@ void check_round_trip(const Target& target) {
               std::vector<int64_t>(expected.shape, expected.shape + expected.ndim))
         << sample.names[i];
     const float* data = static_cast<const float*>(expected.data);
-    const std::vector<float> whole = read_whole(table, checkpoint.handle(), open.reader, found->second, tensor);
+    const std::vector<float> whole = read_whole(table, setup.handle(), reader, found->second, tensor);
     const std::vector<float> wanted(data, data + whole.size());
     // Bytes, not values: -0.0 and 0.0 must stay apart.
     EXPECT_EQ(0, std::memcmp(whole.data(), wanted.data(), whole.size() * sizeof(float))) << sample.names[i];
   }
-  table.reader_close(checkpoint.handle(), open.reader);
+  table.reader_close(setup.handle(), reader);
 }
 
 void check_abort_leaves_nothing(const Target& target) {
-  PluginInstance checkpoint(target);
-  ASSERT_TRUE(checkpoint.ok());
-  const auto& table = checkpoint.table<dpt_checkpoint_draft>();
-  FreshFolder folder;
-  ASSERT_FALSE(folder.path().empty()) << "cannot create a temporary directory";
-  if (read_only(table, checkpoint.handle(), folder)) GTEST_SKIP() << "a read-only format";
+  const Setup setup(target);
+  const std::string state = prepare(setup);
+  if (state == kReadOnly) GTEST_SKIP() << state;
+  ASSERT_EQ("", state);
+  const auto& table = setup.table();
   const Sample sample;
   dpt_checkpoint_writer* writer = nullptr;
   const std::string written =
-      write_sample(table, checkpoint.handle(), (folder.path() / "checkpoint").string(), sample, &writer);
-  table.writer_abort(checkpoint.handle(), writer);
+      write_sample(table, setup.handle(), setup.destination(), sample, &writer);
+  table.writer_abort(setup.handle(), writer);
   ASSERT_EQ("", written);
-  EXPECT_TRUE(std::filesystem::is_empty(folder.path())) << "an aborted writer left files in " << folder.path();
+  EXPECT_TRUE(std::filesystem::is_empty(setup.folder.path())) << "an aborted writer left files in " << setup.folder.path();
 }
 
 void check_existing_destination_is_refused(const Target& target) {
-  PluginInstance checkpoint(target);
-  ASSERT_TRUE(checkpoint.ok());
-  const auto& table = checkpoint.table<dpt_checkpoint_draft>();
-  FreshFolder folder;
-  ASSERT_FALSE(folder.path().empty()) << "cannot create a temporary directory";
-  if (read_only(table, checkpoint.handle(), folder)) GTEST_SKIP() << "a read-only format";
-  const std::string destination = (folder.path() / "checkpoint").string();
+  const Setup setup(target);
+  const std::string state = prepare(setup);
+  if (state == kReadOnly) GTEST_SKIP() << state;
+  ASSERT_EQ("", state);
+  const auto& table = setup.table();
+  const std::string destination = setup.destination();
   std::ofstream(destination) << "keep me";
   dpt_checkpoint_begin_args begin{DPT_CHECKPOINT_BEGIN_ARGS_DRAFT_SIZE, nullptr, destination.c_str(), 0,
                                   nullptr, nullptr, nullptr};
-  const Outcome outcome = take(table.writer_begin(checkpoint.handle(), &begin));
-  if (!outcome.failed) table.writer_abort(checkpoint.handle(), begin.writer);
+  const Outcome outcome = take(table.writer_begin(setup.handle(), &begin));
+  if (!outcome.failed) table.writer_abort(setup.handle(), begin.writer);
   EXPECT_EQ(outcome.code, DPT_ALREADY_EXISTS) << outcome.message;
   std::ifstream kept(destination);
   const std::string content((std::istreambuf_iterator<char>(kept)), std::istreambuf_iterator<char>());
@@ -194,35 +240,25 @@ void check_existing_destination_is_refused(const Target& target) {
 }
 
 void check_short_buffer_is_refused(const Target& target) {
-  PluginInstance checkpoint(target);
-  ASSERT_TRUE(checkpoint.ok());
-  const auto& table = checkpoint.table<dpt_checkpoint_draft>();
-  FreshFolder folder;
-  ASSERT_FALSE(folder.path().empty()) << "cannot create a temporary directory";
-  if (read_only(table, checkpoint.handle(), folder)) GTEST_SKIP() << "a read-only format";
-  const std::string destination = (folder.path() / "checkpoint").string();
-  const Sample sample;
-  dpt_checkpoint_writer* writer = nullptr;
-  const std::string written = write_sample(table, checkpoint.handle(), destination, sample, &writer);
-  if (!written.empty()) table.writer_abort(checkpoint.handle(), writer);
-  ASSERT_EQ("", written);
-  const dpt_checkpoint_finalize_args finalize{DPT_CHECKPOINT_FINALIZE_ARGS_DRAFT_SIZE, nullptr, writer};
-  ASSERT_EQ("", ok_or_message(table.writer_finalize(checkpoint.handle(), &finalize)));
-  dpt_checkpoint_open_args open{DPT_CHECKPOINT_OPEN_ARGS_DRAFT_SIZE, nullptr, destination.c_str(), nullptr};
-  ASSERT_EQ("", ok_or_message(table.reader_open(checkpoint.handle(), &open)));
-  dpt_checkpoint_list_args list{DPT_CHECKPOINT_LIST_ARGS_DRAFT_SIZE, nullptr, open.reader, 0, nullptr, 0,
-                                nullptr, nullptr};
-  EXPECT_EQ("", ok_or_message(table.reader_list(checkpoint.handle(), &list)));
+  const Setup setup(target);
+  const std::string state = prepare(setup);
+  if (state == kReadOnly) GTEST_SKIP() << state;
+  ASSERT_EQ("", state);
+  const auto& table = setup.table();
+  Written written;
+  ASSERT_EQ("", write_and_list(setup, written));
+  const dpt_checkpoint_list_args& list = written.list;
+  dpt_checkpoint_reader* reader = written.reader;
   if (list.tensor_count > 0 && list.tensors[0]->chunk_count > 0) {
     std::vector<char> buffer(list.tensors[0]->chunks[0]->byte_length, 'x');
-    const dpt_checkpoint_read_args read{DPT_CHECKPOINT_READ_ARGS_DRAFT_SIZE, nullptr, open.reader, 0, 0,
+    const dpt_checkpoint_read_args read{DPT_CHECKPOINT_READ_ARGS_DRAFT_SIZE, nullptr, reader, 0, 0,
                                         buffer.data(), buffer.size() - 1};
-    EXPECT_EQ(take(table.reader_read(checkpoint.handle(), &read)).code, DPT_INVALID_ARGUMENT);
+    EXPECT_EQ(take(table.reader_read(setup.handle(), &read)).code, DPT_INVALID_ARGUMENT);
     EXPECT_EQ(buffer.back(), 'x') << "a refused read wrote into the buffer";
   } else {
     ADD_FAILURE() << "the checkpoint lists no chunk";
   }
-  table.reader_close(checkpoint.handle(), open.reader);
+  table.reader_close(setup.handle(), reader);
 }
 
 }  // namespace

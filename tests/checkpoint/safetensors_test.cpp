@@ -11,11 +11,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -277,6 +279,33 @@ TEST_F(SafetensorsTest, ProgressIsLoggedAndCancellationLeavesNothing) {
     EXPECT_THROW(writer.finalize(), sdk::Error);
   }
   EXPECT_TRUE(fs::is_empty(folder_)) << "a cancelled finalize left files behind";
+}
+
+// What the writer wrote, read by an independent reader in plain Python (read_safetensors.py).
+TEST_F(SafetensorsTest, AnIndependentPythonReaderReadsWhatTheWriterWrote) {
+  std::vector<uint16_t> halves = {0x3C00, 0xC000, 0x7BFF};  // [3] BF16 bits
+  std::vector<int32_t> ints = {1, -2, 3, -4, 5, -6};        // [2, 3] I32
+  std::vector<uint8_t> flags = {1, 0};                       // [2] BOOL
+  Tensor h(halves.data(), sdk::kBFloat16, {3}), i(ints.data(), sdk::kInt32, {2, 3}), f(flags.data(), sdk::kBool, {2});
+  const std::string destination = (folder_ / "for-python").string();
+  {
+    Writer writer(destination, 16, {{"format", "pt"}}, nullptr);  // three shards
+    writer.add("h", h.view);
+    writer.add("i", i.view);
+    writer.add("f", f.view);
+    writer.finalize();
+  }
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(
+      popen((std::string(DOPANT_PYTHON3) + " " + DOPANT_READ_SAFETENSORS + " " + destination + " 2>&1").c_str(), "r"),
+      pclose);
+  std::string out;
+  char buffer[4096];
+  while (size_t n = fread(buffer, 1, sizeof buffer, pipe.get())) out.append(buffer, n);
+  EXPECT_EQ(pclose(pipe.release()), 0) << out;
+  EXPECT_EQ(out,
+            "f BOOL [2] 0100\n"
+            "h BF16 [3] 003c00c0ff7b\n"
+            "i I32 [2, 3] 01000000feffffff03000000fcffffff05000000faffffff\n");
 }
 
 // A file made by tests/checkpoint/fixtures/make_safetensors_fixture.py (struct + json);

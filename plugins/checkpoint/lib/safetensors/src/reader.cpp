@@ -137,13 +137,13 @@ void Reader::open_file(const std::string& path, const std::string& shown) {
     file_of_.push_back(files_.size() - 1);
   }
   // Shards repeat the metadata (writers store it in each); a key may not change between them.
-  for (auto& [key, value] : header.metadata) {
-    const auto same_key = [&](const auto& item) { return item.first == key; };
+  for (auto& entry : header.metadata) {
+    const auto same_key = [&](const auto& item) { return item.first == entry.first; };
     const auto known = std::find_if(listing_.metadata.begin(), listing_.metadata.end(), same_key);
     if (known == listing_.metadata.end()) {
-      listing_.metadata.emplace_back(key, std::move(value));
-    } else if (known->second != value) {
-      bad(path, "`__metadata__` " + quote_name(key) + " differs from the value in an earlier shard");
+      listing_.metadata.push_back(std::move(entry));
+    } else if (known->second != entry.second) {
+      bad(path, "`__metadata__` " + quote_name(entry.first) + " differs from the value in an earlier shard");
     }
   }
 }

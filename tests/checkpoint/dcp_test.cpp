@@ -3,6 +3,7 @@
 // bytes the script stored. A truncated .distcp, a metadata range outside its file, a
 // missing file and a dtype that disagrees with the stored item are refused by name.
 #include "dopant/dcp/reader.hpp"
+#include "dopant/dcp/torch_archive.hpp"
 
 #include <dopant/sdk/tensors.hpp>
 
@@ -109,6 +110,34 @@ TEST_F(DcpTest, ADtypeThatDisagreesWithTheStoredItemIsRefused) {
   EXPECT_NE(message.find("dtype mismatch: the metadata says float32, the stored item is torch.HalfStorage"),
             std::string::npos)
       << message;
+}
+
+// PyTorch writes no zip comment, so the end record is looked for in the last 22 bytes
+// first; an archive with a comment must still be read, with the same entries.
+TEST_F(DcpTest, AnArchiveWithACommentReadsTheSameEntries) {
+  const fs::path plain = fs::path(DOPANT_PICKLE_FIXTURES) / "torch_save_small.pt";
+  std::string bytes;
+  {
+    std::ifstream in(plain, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  ASSERT_EQ(bytes.compare(bytes.size() - 22, 4, "PK\x05\x06"), 0) << "the fixture has a comment already";
+  const std::string comment = "a comment moves the end record back";
+  bytes[bytes.size() - 2] = static_cast<char>(comment.size());  // u16 comment length, little-endian
+  bytes += comment;
+  const fs::path commented = copy_.parent_path() / "commented.pt";
+  std::ofstream(commented, std::ios::binary) << bytes;
+
+  const checkpoint_io::InputFile original(plain.string()), with_comment(commented.string());
+  const auto expected = archive_entries(original, 0, original.size());
+  const auto got = archive_entries(with_comment, 0, with_comment.size());
+  ASSERT_EQ(got.size(), expected.size());
+  EXPECT_GE(got.size(), 3u);  // data.pkl, data/0, version
+  for (const auto& [name, entry] : expected) {
+    ASSERT_EQ(got.count(name), 1u) << name;
+    EXPECT_EQ(got.at(name).offset, entry.offset) << name;
+    EXPECT_EQ(got.at(name).length, entry.length) << name;
+  }
 }
 
 TEST_F(DcpTest, AMetadataFileThatIsNotDcpIsRefused) {

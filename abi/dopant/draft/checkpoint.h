@@ -7,8 +7,8 @@
  * begins at a destination, takes tensors one at a time, and finalizes atomically (the
  * destination appears complete) or aborts (nothing is left behind). Long operations poll
  * host->is_cancelled and return DPT_CANCELLED, and report progress through host->log at
- * DPT_LOG_DEBUG as one line "progress DONE/TOTAL bytes" (the host table has no progress
- * service yet; one belongs to the kind's promotion).
+ * DPT_LOG_DEBUG as lines "progress N bytes", N the bytes done so far (the host table has
+ * no progress service yet; one belongs to the kind's promotion).
  *
  * Each operation takes one args struct (struct_size, next, inputs, outputs marked out with
  * their lifetime); callers set struct_size to the size of this header's struct. Paths are

@@ -42,13 +42,21 @@ std::map<std::string, ArchiveEntry> archive_entries(const checkpoint_io::InputFi
     return data;
   };
   // The end record is within the last 22 + 65535 bytes (its comment is at most that long).
-  const uint64_t tail_bytes = std::min<uint64_t>(length, 22 + 65535);
-  const std::vector<unsigned char> tail = read_range(length - tail_bytes, tail_bytes);
+  // PyTorch writes no comment, so the last 22 bytes are tried first: a checkpoint has one
+  // archive per chunk, and reading 64 KiB of each would cost more than the chunks' headers.
+  uint64_t tail_bytes = std::min<uint64_t>(length, 22);
+  std::vector<unsigned char> tail = read_range(length - tail_bytes, tail_bytes);
   int64_t end_at = -1;
-  for (int64_t i = static_cast<int64_t>(tail_bytes) - 22; i >= 0; --i) {
-    if (le(&tail[static_cast<size_t>(i)], 4) == kEndOfDirectory) {
-      end_at = i;
-      break;
+  for (int attempt = 0; attempt < 2 && end_at < 0; ++attempt) {
+    if (attempt == 1) {
+      tail_bytes = std::min<uint64_t>(length, 22 + 65535);
+      tail = read_range(length - tail_bytes, tail_bytes);
+    }
+    for (int64_t i = static_cast<int64_t>(tail_bytes) - 22; i >= 0; --i) {
+      if (le(&tail[static_cast<size_t>(i)], 4) == kEndOfDirectory) {
+        end_at = i;
+        break;
+      }
     }
   }
   if (end_at < 0) bad(file, offset, "no zip end-of-directory record (not a torch.save archive?)");

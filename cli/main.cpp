@@ -1,5 +1,5 @@
-// dopant — the command line: version, plugin listing and description, conformance checks
-// and runs of TOML-configured workloads.
+// dopant — the command line: version, plugin listing and description, conformance checks,
+// runs of TOML-configured workloads, and checkpoint inspection.
 #include "ab_command.hpp"
 #include "commands.hpp"
 #include "plan_command.hpp"
@@ -29,6 +29,7 @@ void print_usage() {
       "  ab FILE [--repetitions N] [--json|--csv|--markdown|--svg OUT] ...\n"
       "                                A/B of the base configuration against each variant\n"
       "  plan memory FILE [--json OUT] per-GPU peak memory of a training configuration\n"
+      "  inspect CHECKPOINT            tensors, dtypes, shapes and stored chunks of a checkpoint\n"
       "\n"
       "Plugins are searched in --plugin-path folders, DOPANT_PLUGIN_PATH, and the install dir.\n");
 }
@@ -57,6 +58,7 @@ int main(int argc, char** argv) {
     if (command == "plugins") return command_plugins(options);
     if (command == "run") return command_run(options);
     if (command == "check") return command_check(options);
+    if (command == "inspect") return command_inspect(options);
     if (command == "ab") {
       return dopant::ab::command_ab({options.words.begin() + 1, options.words.end()}, "/proc/self/exe",
                                     options.plugin_paths);

@@ -18,8 +18,8 @@ DOPANT_SAME_PREFIX(dpt_checkpoint_draft);
 #undef DOPANT_SAME_PREFIX
 
 #define DOPANT_SLOT(T, FIELD) TableSlot{#FIELD, offsetof(T, FIELD)}
-// Every slot of a kind except those its header marks "Optional" (optimizer `memory`,
-// checkpoint `convert`; sandbox has none): the engine and the conformance kit call these unguarded.
+// Every slot of a kind except those its header marks "Optional" (optimizer `memory`;
+// sandbox and checkpoint have none): the engine and the conformance kit call these unguarded.
 constexpr TableSlot kOptimizerSlots[] = {
     DOPANT_SLOT(dpt_optimizer_v1, create),       DOPANT_SLOT(dpt_optimizer_v1, destroy),
     DOPANT_SLOT(dpt_optimizer_v1, add_param_group), DOPANT_SLOT(dpt_optimizer_v1, step),
@@ -37,8 +37,11 @@ constexpr TableSlot kSandboxSlots[] = {
     DOPANT_SLOT(dpt_sandbox_v1, get),     DOPANT_SLOT(dpt_sandbox_v1, reset),
     DOPANT_SLOT(dpt_sandbox_v1, stats)};
 constexpr TableSlot kCheckpointSlots[] = {
-    DOPANT_SLOT(dpt_checkpoint_draft, create), DOPANT_SLOT(dpt_checkpoint_draft, destroy),
-    DOPANT_SLOT(dpt_checkpoint_draft, write), DOPANT_SLOT(dpt_checkpoint_draft, read)};
+    DOPANT_SLOT(dpt_checkpoint_draft, create),          DOPANT_SLOT(dpt_checkpoint_draft, destroy),
+    DOPANT_SLOT(dpt_checkpoint_draft, reader_open),     DOPANT_SLOT(dpt_checkpoint_draft, reader_list),
+    DOPANT_SLOT(dpt_checkpoint_draft, reader_read),     DOPANT_SLOT(dpt_checkpoint_draft, reader_close),
+    DOPANT_SLOT(dpt_checkpoint_draft, writer_begin),    DOPANT_SLOT(dpt_checkpoint_draft, writer_add),
+    DOPANT_SLOT(dpt_checkpoint_draft, writer_finalize), DOPANT_SLOT(dpt_checkpoint_draft, writer_abort)};
 #undef DOPANT_SLOT
 
 #define DOPANT_SLOTS(array) array, sizeof(array) / sizeof(array[0])

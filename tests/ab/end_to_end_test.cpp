@@ -8,7 +8,7 @@
 // and the repetition in every report. The shipped examples run as their header comments say: SGD vs Lion,
 // and adamw out of memory vs adamw-chunked-offload fitting under a device memory limit.
 #include "ab_command.hpp"
-#include "json_value.hpp"
+#include <dopant/support/json_value.hpp>
 #include "xml_well_formed.hpp"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // Reads the JSON reference files in tests/ab/fixtures (made by the Python scripts there).
 #pragma once
 
-#include "json_value.hpp"
+#include <dopant/support/json_value.hpp>
 
 #include <fstream>
 #include <iterator>

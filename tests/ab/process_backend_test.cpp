@@ -4,7 +4,7 @@
 // promptly) as failed runs naming the signal or the timeout, and clear fatal failures for
 // any other non-zero exit and unreadable output.
 #include "session.hpp"
-#include "json_value.hpp"
+#include <dopant/support/json_value.hpp>
 #include "reports.hpp"
 
 #include <gtest/gtest.h>

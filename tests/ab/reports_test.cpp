@@ -6,7 +6,7 @@
 // metric and one point per sample.
 #include "session.hpp"
 #include "reports.hpp"
-#include "json_value.hpp"
+#include <dopant/support/json_value.hpp>
 #include "xml_well_formed.hpp"
 
 #include <gtest/gtest.h>

@@ -38,7 +38,14 @@
   X(dpt_parallel_topology, DPT_PARALLEL_TOPOLOGY_DRAFT_SIZE)   \
   X(dpt_dispatch_result, DPT_DISPATCH_RESULT_DRAFT_SIZE)       \
   X(dpt_parallel_draft, DPT_PARALLEL_DRAFT_SIZE)               \
-  X(dpt_convert_request, DPT_CONVERT_REQUEST_DRAFT_SIZE)       \
+  X(dpt_checkpoint_chunk, DPT_CHECKPOINT_CHUNK_DRAFT_SIZE)     \
+  X(dpt_checkpoint_tensor, DPT_CHECKPOINT_TENSOR_DRAFT_SIZE)   \
+  X(dpt_checkpoint_open_args, DPT_CHECKPOINT_OPEN_ARGS_DRAFT_SIZE) \
+  X(dpt_checkpoint_list_args, DPT_CHECKPOINT_LIST_ARGS_DRAFT_SIZE) \
+  X(dpt_checkpoint_read_args, DPT_CHECKPOINT_READ_ARGS_DRAFT_SIZE) \
+  X(dpt_checkpoint_begin_args, DPT_CHECKPOINT_BEGIN_ARGS_DRAFT_SIZE) \
+  X(dpt_checkpoint_add_args, DPT_CHECKPOINT_ADD_ARGS_DRAFT_SIZE) \
+  X(dpt_checkpoint_finalize_args, DPT_CHECKPOINT_FINALIZE_ARGS_DRAFT_SIZE) \
   X(dpt_checkpoint_draft, DPT_CHECKPOINT_DRAFT_SIZE)           \
   X(dpt_runtime_options, DPT_RUNTIME_OPTIONS_SIZE_1_0)       \
   X(dpt_plugin_info, DPT_PLUGIN_INFO_SIZE_1_0)               \

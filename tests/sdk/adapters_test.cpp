@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 
 namespace sdk = dopant::sdk;
 
@@ -46,11 +47,28 @@ class FailingConstructor {
   void route(const dpt_route_args&, dpt_stream*) {}
 };
 
-class NoConvertCheckpoint {
+struct NoopCheckpointReader {
+  sdk::CheckpointListing listed;
+  const sdk::CheckpointListing& listing() const { return listed; }
+  void read(uint64_t, uint64_t, void*, uint64_t) const {}
+};
+struct NoopCheckpointWriter {
+  void add(const char*, const DLTensor&) {}
+  void finalize() {}
+};
+class NoopCheckpoint {
  public:
-  NoConvertCheckpoint(const dpt_host*, const sdk::Config&) {}
-  void write(const char*, uint32_t, const char* const*, const DLTensor*) {}
-  void read(const char*, const sdk::TensorVisitor&) {}
+  NoopCheckpoint(const dpt_host*, const sdk::Config&) {}
+  std::unique_ptr<NoopCheckpointReader> open(const char*) { return std::make_unique<NoopCheckpointReader>(); }
+  std::unique_ptr<NoopCheckpointWriter> begin(const char*, const sdk::Metadata&) {
+    return std::make_unique<NoopCheckpointWriter>();
+  }
+};
+
+class ReadOnlyCheckpoint {
+ public:
+  ReadOnlyCheckpoint(const dpt_host*, const sdk::Config&) {}
+  std::unique_ptr<NoopCheckpointReader> open(const char*) { return std::make_unique<NoopCheckpointReader>(); }
 };
 
 class NoopSandbox {
@@ -86,14 +104,28 @@ TEST(SdkAdapters, TablesCarryTheirCurrentSize) {
   EXPECT_EQ(sdk::RouterAdapter<FailingConstructor>::table.struct_size, DPT_ROUTER_DRAFT_SIZE);
   EXPECT_EQ(sdk::ParallelAdapter<NoopParallel>::table.struct_size, DPT_PARALLEL_DRAFT_SIZE);
   EXPECT_EQ(sdk::SandboxAdapter<NoopSandbox>::table.struct_size, DPT_SANDBOX_V1_SIZE_1_4);
-  EXPECT_EQ(sdk::CheckpointAdapter<NoConvertCheckpoint>::table.struct_size,
+  EXPECT_EQ(sdk::CheckpointAdapter<NoopCheckpoint>::table.struct_size,
             DPT_CHECKPOINT_DRAFT_SIZE);
 }
 
 TEST(SdkAdapters, OptionalSlotsAreNullWhenTheClassLacksThem) {
   EXPECT_NE(Counting::table.memory, nullptr);
   EXPECT_EQ(Plain::table.memory, nullptr);
-  EXPECT_EQ(sdk::CheckpointAdapter<NoConvertCheckpoint>::table.convert, nullptr);
+}
+
+TEST(SdkAdapters, AReadOnlyCheckpointFormatAnswersUnimplementedToWriterBegin) {
+  using ReadOnly = sdk::CheckpointAdapter<ReadOnlyCheckpoint>;
+  TestRuntime runtime;
+  const dpt_host* host = runtime.host();
+  dpt_instance* handle = nullptr;
+  ASSERT_EQ(take_error(host, ReadOnly::table.create(host, nullptr, &handle)).message, "");
+  dpt_checkpoint_begin_args begin{DPT_CHECKPOINT_BEGIN_ARGS_DRAFT_SIZE, nullptr, "anywhere", 0, nullptr, nullptr,
+                                  nullptr};
+  const TakenError refused = take_error(host, ReadOnly::table.writer_begin(handle, &begin));
+  EXPECT_EQ(refused.code, DPT_UNIMPLEMENTED);
+  EXPECT_EQ(refused.message, "this checkpoint format is read-only");
+  EXPECT_EQ(begin.writer, nullptr);
+  ReadOnly::table.destroy(handle);
 }
 
 // Each adapter's destroy(NULL) runs in a child process that must exit normally, so an
@@ -103,7 +135,7 @@ TEST(SdkAdapters, DestroyAcceptsNull) {
   for (const Destroy destroy : {Counting::table.destroy, sdk::RouterAdapter<FailingConstructor>::table.destroy,
                                 sdk::ParallelAdapter<NoopParallel>::table.destroy,
                                 sdk::SandboxAdapter<NoopSandbox>::table.destroy,
-                                sdk::CheckpointAdapter<NoConvertCheckpoint>::table.destroy}) {
+                                sdk::CheckpointAdapter<NoopCheckpoint>::table.destroy}) {
     EXPECT_EXIT(
         {
           destroy(nullptr);
@@ -111,6 +143,13 @@ TEST(SdkAdapters, DestroyAcceptsNull) {
         },
         ::testing::ExitedWithCode(0), "");
   }
+  EXPECT_EXIT(
+      {
+        sdk::CheckpointAdapter<NoopCheckpoint>::table.reader_close(nullptr, nullptr);
+        sdk::CheckpointAdapter<NoopCheckpoint>::table.writer_abort(nullptr, nullptr);
+        std::exit(0);
+      },
+      ::testing::ExitedWithCode(0), "");
 }
 
 TEST(SdkAdapters, SlotsReachTheObjectAndReturnItsErrors) {

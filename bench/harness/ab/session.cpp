@@ -3,7 +3,7 @@
 
 #include "session.hpp"
 
-#include "json_value.hpp"
+#include <dopant/support/json_value.hpp>
 #include "repetition.hpp"
 #include "workloads.hpp"
 

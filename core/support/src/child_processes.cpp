@@ -127,8 +127,11 @@ void install_interrupt_cleanup() {
   }).detach();
 }
 
-TemporaryFolder::TemporaryFolder(const std::string& prefix) {
-  std::string pattern = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
+TemporaryFolder::TemporaryFolder(const std::string& prefix)
+    : TemporaryFolder(std::filesystem::temp_directory_path().string(), prefix) {}
+
+TemporaryFolder::TemporaryFolder(const std::string& parent, const std::string& prefix) {
+  std::string pattern = (std::filesystem::path(parent) / (prefix + "-XXXXXX")).string();
   Registry& r = registry();
   std::lock_guard<std::mutex> guard(r.lock);
   if (mkdtemp(pattern.data()) == nullptr) {
@@ -139,11 +142,19 @@ TemporaryFolder::TemporaryFolder(const std::string& prefix) {
 }
 
 TemporaryFolder::~TemporaryFolder() {
+  if (path_.empty()) return;  // released
   Registry& r = registry();
   std::lock_guard<std::mutex> guard(r.lock);
   std::error_code ignored;
   std::filesystem::remove_all(path_, ignored);
   r.folders.erase(path_);
+}
+
+void TemporaryFolder::release() {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> guard(r.lock);
+  r.folders.erase(path_);
+  path_.clear();
 }
 
 ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_seconds, const std::string& stderr_path) {

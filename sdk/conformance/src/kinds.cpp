@@ -34,7 +34,10 @@ const std::vector<KindInfo>& kinds() {
        offsetof(dpt_sandbox_v1, destroy)},
       {DPT_KIND_CHECKPOINT, DPT_CHECKPOINT_DRAFT_SIZE,
        {DPT_SLOT(dpt_checkpoint_draft, create), DPT_SLOT(dpt_checkpoint_draft, destroy),
-        DPT_SLOT(dpt_checkpoint_draft, write), DPT_SLOT(dpt_checkpoint_draft, read)},
+        DPT_SLOT(dpt_checkpoint_draft, reader_open), DPT_SLOT(dpt_checkpoint_draft, reader_list),
+        DPT_SLOT(dpt_checkpoint_draft, reader_read), DPT_SLOT(dpt_checkpoint_draft, reader_close),
+        DPT_SLOT(dpt_checkpoint_draft, writer_begin), DPT_SLOT(dpt_checkpoint_draft, writer_add),
+        DPT_SLOT(dpt_checkpoint_draft, writer_finalize), DPT_SLOT(dpt_checkpoint_draft, writer_abort)},
        offsetof(dpt_checkpoint_draft, destroy)},
   };
   return all;

@@ -18,6 +18,8 @@ inline constexpr DLDataType kFloat16{kDLFloat, 16, 1};
 inline constexpr DLDataType kBFloat16{kDLBfloat, 16, 1};
 inline constexpr DLDataType kInt32{kDLInt, 32, 1};
 inline constexpr DLDataType kInt64{kDLInt, 64, 1};
+// One byte per bool: DLPack 1.x's kDLBool (6), which Debian's DLPack 0.6 does not name yet.
+inline constexpr DLDataType kBool{6, 8, 1};
 
 constexpr bool same_dtype(DLDataType a, DLDataType b) {
   return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
@@ -26,8 +28,9 @@ inline bool is_fp32(const DLTensor& t) { return same_dtype(t.dtype, kFloat32); }
 inline bool is_fp16(const DLTensor& t) { return same_dtype(t.dtype, kFloat16); }
 inline bool is_bf16(const DLTensor& t) { return same_dtype(t.dtype, kBFloat16); }
 
-// "fp32", "bf16", "fp16", "int32", ...; other types as "code<c>x<bits>x<lanes>".
+// "fp32", "bf16", "fp16", "int32", "bool", ...; other types as "code<c>x<bits>x<lanes>".
 inline std::string dtype_name(DLDataType dtype) {
+  if (same_dtype(dtype, kBool)) return "bool";
   if (dtype.lanes == 1) {
     switch (dtype.code) {
       case kDLFloat: return "fp" + std::to_string(dtype.bits);

@@ -30,7 +30,12 @@ void install_interrupt_cleanup();
 class TemporaryFolder {
  public:
   explicit TemporaryFolder(const std::string& prefix);
+  // The same, made inside `parent` instead: on the filesystem of an output that will be
+  // renamed into place from it.
+  TemporaryFolder(const std::string& parent, const std::string& prefix);
   ~TemporaryFolder();
+  // Forgets the folder without removing it, once it was renamed into place.
+  void release();
   TemporaryFolder(const TemporaryFolder&) = delete;
   TemporaryFolder& operator=(const TemporaryFolder&) = delete;
 

@@ -1,10 +1,12 @@
-// Recursive-descent JSON parsing into JsonValue.
-#include "json_value.hpp"
+// Strict recursive-descent JSON parsing into JsonValue (RFC 8259).
+#include "dopant/support/json_value.hpp"
+
+#include "dopant/support/text.hpp"
 
 #include <cstdlib>
 #include <stdexcept>
 
-namespace dopant::ab {
+namespace dopant {
 namespace {
 
 constexpr int kMaxDepth = 64;
@@ -61,7 +63,7 @@ class Parser {
     if (consume_word("true")) return JsonValue::make_boolean(true);
     if (consume_word("false")) return JsonValue::make_boolean(false);
     if (consume_word("null")) return JsonValue::make_null();
-    return JsonValue::make_number(parse_number());
+    return parse_number();
   }
 
   JsonValue parse_object(int depth) {
@@ -70,9 +72,14 @@ class Parser {
     if (consume('}')) return JsonValue::make_object(std::move(members));
     do {
       skip_space();
+      const size_t key_at = pos_;
       std::string key = parse_string();
       expect(':');
-      members.insert_or_assign(std::move(key), parse_value(depth + 1));
+      JsonValue value = parse_value(depth + 1);
+      if (!members.emplace(key, std::move(value)).second) {
+        pos_ = key_at;
+        fail("duplicate key " + quote_name(key));
+      }
     } while (consume(','));
     expect('}');
     return JsonValue::make_object(std::move(members));
@@ -89,28 +96,62 @@ class Parser {
     return JsonValue::make_array(std::move(items));
   }
 
-  double parse_number() {
+  // number = [ "-" ] int [ frac ] [ exp ]; int = "0" / digit1-9 *digit
+  JsonValue parse_number() {
     const size_t start = pos_;
-    while (pos_ < text_.size() && std::string_view("+-0123456789.eE").find(text_[pos_]) != std::string_view::npos) ++pos_;
-    if (pos_ == start) fail("unexpected character");
-    const std::string digits(text_.substr(start, pos_ - start));
-    char* end = nullptr;
-    const double value = std::strtod(digits.c_str(), &end);
-    if (end != digits.c_str() + digits.size()) fail("malformed number");
-    return value;
+    const auto digits = [&] {
+      const size_t first = pos_;
+      while (pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '9') ++pos_;
+      return pos_ - first;
+    };
+    if (pos_ < text_.size() && text_[pos_] == '-') ++pos_;
+    const size_t int_at = pos_;
+    const size_t int_digits = digits();
+    if (int_digits == 0) fail(pos_ == start ? "unexpected character" : "malformed number");
+    if (int_digits > 1 && text_[int_at] == '0') fail("malformed number (leading zero)");
+    if (pos_ < text_.size() && text_[pos_] == '.') {
+      ++pos_;
+      if (digits() == 0) fail("malformed number");
+    }
+    if (pos_ < text_.size() && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
+      ++pos_;
+      if (pos_ < text_.size() && (text_[pos_] == '+' || text_[pos_] == '-')) ++pos_;
+      if (digits() == 0) fail("malformed number");
+    }
+    std::string written(text_.substr(start, pos_ - start));
+    const double value = std::strtod(written.c_str(), nullptr);
+    return JsonValue::make_number(value, std::move(written));
   }
 
-  void append_utf8(std::string& out, unsigned code) {
+  static void append_utf8(std::string& out, unsigned code) {
     if (code < 0x80) {
       out += static_cast<char>(code);
     } else if (code < 0x800) {
       out += static_cast<char>(0xC0 | (code >> 6));
       out += static_cast<char>(0x80 | (code & 0x3F));
-    } else {
+    } else if (code < 0x10000) {
       out += static_cast<char>(0xE0 | (code >> 12));
       out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
       out += static_cast<char>(0x80 | (code & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | (code >> 18));
+      out += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (code & 0x3F));
     }
+  }
+
+  // The four hex digits of a \u escape, the "\u" already consumed.
+  unsigned parse_hex4() {
+    if (pos_ + 4 > text_.size()) fail("short \\u escape");
+    unsigned code = 0;
+    for (int i = 0; i < 4; ++i) {
+      const char c = text_[pos_++];
+      const int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+      if (digit < 0) fail("malformed \\u escape");
+      code = code * 16 + static_cast<unsigned>(digit);
+    }
+    return code;
   }
 
   std::string parse_string() {
@@ -136,13 +177,16 @@ class Parser {
         case 'b': out += '\b'; break;
         case 'f': out += '\f'; break;
         case 'u': {
-          if (pos_ + 4 > text_.size()) fail("short \\u escape");
-          const std::string hex(text_.substr(pos_, 4));
-          char* end = nullptr;
-          const unsigned long code = std::strtoul(hex.c_str(), &end, 16);
-          if (end != hex.c_str() + 4) fail("malformed \\u escape");
-          pos_ += 4;
-          append_utf8(out, static_cast<unsigned>(code));
+          unsigned code = parse_hex4();
+          if (code >= 0xDC00 && code <= 0xDFFF) fail("unpaired surrogate in \\u escape");
+          if (code >= 0xD800 && code <= 0xDBFF) {  // a high surrogate: a low one must follow
+            if (text_.substr(pos_, 2) != "\\u") fail("unpaired surrogate in \\u escape");
+            pos_ += 2;
+            const unsigned low = parse_hex4();
+            if (low < 0xDC00 || low > 0xDFFF) fail("unpaired surrogate in \\u escape");
+            code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+          }
+          append_utf8(out, code);
           break;
         }
         default: fail("unknown escape");
@@ -167,6 +211,19 @@ bool JsonValue::boolean() const {
 double JsonValue::number() const {
   if (type_ != Type::number) wrong_type("a number");
   return number_;
+}
+uint64_t JsonValue::unsigned_integer() const {
+  if (type_ != Type::number) wrong_type("a number");
+  if (string_.empty() || string_.find_first_not_of("0123456789") != std::string::npos) {
+    wrong_type("an integer of digits alone");
+  }
+  uint64_t value = 0;
+  for (const char c : string_) {
+    if (__builtin_mul_overflow(value, 10u, &value) || __builtin_add_overflow(value, static_cast<unsigned>(c - '0'), &value)) {
+      wrong_type("an integer under 2^64");
+    }
+  }
+  return value;
 }
 const std::string& JsonValue::string() const {
   if (type_ != Type::string) wrong_type("a string");
@@ -193,9 +250,10 @@ JsonValue JsonValue::make_boolean(bool value) {
   v.boolean_ = value;
   return v;
 }
-JsonValue JsonValue::make_number(double value) {
+JsonValue JsonValue::make_number(double value, std::string text) {
   JsonValue v(Type::number);
   v.number_ = value;
+  v.string_ = std::move(text);
   return v;
 }
 JsonValue JsonValue::make_string(std::string value) {
@@ -216,4 +274,4 @@ JsonValue JsonValue::make_object(std::map<std::string, JsonValue> members) {
 
 JsonValue parse_json(std::string_view text) { return Parser(text).document(); }
 
-}  // namespace dopant::ab
+}  // namespace dopant

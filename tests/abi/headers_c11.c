@@ -28,6 +28,7 @@ void abi_init_sizes_c11(uint32_t* out) {
   const dpt_memory_stats stats = DPT_MEMORY_STATS_INIT;
   const dpt_runtime_options runtime = DPT_RUNTIME_OPTIONS_INIT;
   const dpt_device_options device = DPT_DEVICE_OPTIONS_INIT;
+  const dpt_route_args route = DPT_ROUTE_ARGS_INIT;
   out[0] = step.struct_size;
   out[1] = group.struct_size;
   out[2] = memory.struct_size;
@@ -36,4 +37,5 @@ void abi_init_sizes_c11(uint32_t* out) {
   out[5] = device.struct_size;
   out[6] = c11_library.struct_size;
   out[7] = c11_library.abi_minor;
+  out[8] = route.struct_size;
 }

@@ -86,7 +86,7 @@ std::vector<int32_t> decode_sglang(std::string_view text, uint32_t layers, uint3
            " layers x " + std::to_string(top_k) + " ids x 4 bytes (" + std::to_string(row_bytes) + " bytes)");
   }
   std::vector<int32_t> ids(bytes.size() / 4);  // [rows, layers, top_k] int32
-  std::memcpy(ids.data(), bytes.data(), bytes.size());  // little-endian hosts only
+  if (!bytes.empty()) std::memcpy(ids.data(), bytes.data(), bytes.size());  // little-endian hosts only
   detail::check_ids("sglang payload", ids, layers, top_k, experts);
   return ids;
 }

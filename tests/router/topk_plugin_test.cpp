@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include "take_message.hpp"
+
 #include <cstring>
 #include <random>
 #include <string>
@@ -19,13 +21,6 @@ namespace dopant::router_tests {
 namespace {
 
 namespace kernels = topk_kernels;
-
-std::string take_message(dpt_error* error) {
-  if (error == nullptr) return "";
-  std::string message = dpt_error_get_message(error);
-  dpt_error_destroy(error);
-  return message;
-}
 
 // A row-major view of `data` with its own shape and strides.
 struct View {

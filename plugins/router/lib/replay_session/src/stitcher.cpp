@@ -81,6 +81,8 @@ std::span<const int32_t> Stitcher::rows(const std::string& session) const { retu
 
 uint64_t Stitcher::held_hash(const std::string& session) const { return find(session).hash; }
 
+const Shape& Stitcher::shape(const std::string& session) const { return find(session).shape; }
+
 void Stitcher::close(const std::string& session) {
   find(session);
   sessions_.erase(session);

@@ -67,6 +67,8 @@ class Stitcher {
   std::span<const int32_t> rows(const std::string& session) const;
   // Hash of the tokens the held rows belong to.
   uint64_t held_hash(const std::string& session) const;
+  // The shape `session` was opened with.
+  const Shape& shape(const std::string& session) const;
   void close(const std::string& session);
 
  private:

@@ -81,8 +81,10 @@ struct RouterReplayAdapter {
 };
 
 // The extension lookup of a router class with replay, for describe's second argument.
+// Internal linkage: the address of a weak (inline) instantiation is no constant
+// expression for GCC under -fsanitize=address, and describe() tests it in `if constexpr`.
 template <typename T>
-const void* router_replay_extension(const char* id) {
+static const void* router_replay_extension(const char* id) {
   return std::strcmp(id, DPT_EXT_ROUTER_REPLAY) == 0 ? &RouterReplayAdapter<T>::table : nullptr;
 }
 

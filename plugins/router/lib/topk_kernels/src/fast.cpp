@@ -47,15 +47,9 @@ void route_fast(const RoutingRule& rule, const RouteData& data, int64_t begin, i
   std::vector<int32_t> kept_groups(rule.topk_group);
   BestOf best_groups(rule.topk_group), best_experts(rule.top_k);
   for (int64_t t = begin; t < end; ++t) {
+    if (detail::score_or_replay(rule, data, t, x.data(), scores.data())) continue;
     int32_t* ids = data.ids + t * rule.top_k;        // [top_k] int32
     float* weights = data.weights + t * rule.top_k;  // [top_k] fp32
-    detail::load_row(data, t, x.data());
-    detail::score_row(rule.scoring, x.data(), experts, scores.data());
-    if (data.recorded != nullptr) {
-      detail::replay_row(rule, data, t, ids);
-      detail::write_weights(rule, scores.data(), ids, weights);
-      continue;
-    }
     const float* choice = scores.data();  // [experts] fp32: score + bias
     if (data.bias != nullptr) {
       for (int64_t e = 0; e < experts; ++e) biased[e] = scores[e] + data.bias[e];

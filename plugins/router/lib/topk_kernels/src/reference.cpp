@@ -13,15 +13,9 @@ void route_reference(const RoutingRule& rule, const RouteData& data) {
   const int64_t group_size = experts / rule.n_group;
   std::vector<float> x(experts), scores(experts), choice(experts);  // [experts] fp32 each
   for (int64_t t = 0; t < data.tokens; ++t) {
+    if (detail::score_or_replay(rule, data, t, x.data(), scores.data())) continue;
     int32_t* ids = data.ids + t * rule.top_k;        // [top_k] int32
     float* weights = data.weights + t * rule.top_k;  // [top_k] fp32
-    detail::load_row(data, t, x.data());
-    detail::score_row(rule.scoring, x.data(), experts, scores.data());
-    if (data.recorded != nullptr) {
-      detail::replay_row(rule, data, t, ids);
-      detail::write_weights(rule, scores.data(), ids, weights);
-      continue;
-    }
     for (int64_t e = 0; e < experts; ++e) {
       choice[e] = data.bias != nullptr ? scores[e] + data.bias[e] : scores[e];
     }

@@ -9,7 +9,10 @@
 #include <string>
 
 namespace dopant::topk_kernels::detail {
+namespace {
 
+// x[e] = logit e of `token` as fp32 (bf16 widened exactly); throws naming the token and
+// expert when one is not finite.
 void load_row(const RouteData& data, int64_t token, float* x) {
   const int64_t first = token * data.experts;
   if (data.logits_type == LogitsType::bf16) {
@@ -28,6 +31,7 @@ void load_row(const RouteData& data, int64_t token, float* x) {
                                       "; logits must be finite");
 }
 
+// scores[e] from logits x[e], e in [0, experts) (the formulas of routing.hpp).
 void score_row(Scoring scoring, const float* x, int64_t experts, float* scores) {
   if (scoring == Scoring::sigmoid) {
     for (int64_t e = 0; e < experts; ++e) scores[e] = 1.0f / (1.0f + std::exp(-x[e]));  // sigmoid
@@ -43,6 +47,8 @@ void score_row(Scoring scoring, const float* x, int64_t experts, float* scores) 
   for (int64_t e = 0; e < experts; ++e) scores[e] /= total;
 }
 
+}  // namespace
+
 void write_weights(const RoutingRule& rule, const float* scores, const int32_t* ids, float* weights) {
   float total = 0.0f;
   for (uint32_t k = 0; k < rule.top_k; ++k) {
@@ -56,7 +62,11 @@ void write_weights(const RoutingRule& rule, const float* scores, const int32_t* 
   for (uint32_t k = 0; k < rule.top_k; ++k) weights[k] *= rule.routed_scaling_factor;
 }
 
-void replay_row(const RoutingRule& rule, const RouteData& data, int64_t token, int32_t* ids) {
+bool score_or_replay(const RoutingRule& rule, const RouteData& data, int64_t token, float* x, float* scores) {
+  load_row(data, token, x);
+  score_row(rule.scoring, x, data.experts, scores);
+  if (data.recorded == nullptr) return false;
+  int32_t* ids = data.ids + token * rule.top_k;  // [top_k] int32
   const int32_t* row = data.recorded + token * rule.top_k;  // [top_k] int32
   for (uint32_t k = 0; k < rule.top_k; ++k) {
     const int32_t id = row[k];
@@ -70,6 +80,8 @@ void replay_row(const RoutingRule& rule, const RouteData& data, int64_t token, i
     if (std::find(row, row + k, id) != row + k) sdk::fail(DPT_INVALID_ARGUMENT, where() + " repeats within the row");
     ids[k] = id;
   }
+  write_weights(rule, scores, ids, data.weights + token * rule.top_k);
+  return true;
 }
 
 }  // namespace dopant::topk_kernels::detail

@@ -35,6 +35,12 @@
   X(dpt_sandbox_v1, DPT_SANDBOX_V1_SIZE_1_4)                 \
   X(dpt_route_args, DPT_ROUTE_ARGS_DRAFT_SIZE)                 \
   X(dpt_router_draft, DPT_ROUTER_DRAFT_SIZE)                   \
+  X(dpt_replay_session_args, DPT_REPLAY_SESSION_ARGS_DRAFT_SIZE) \
+  X(dpt_replay_record_args, DPT_REPLAY_RECORD_ARGS_DRAFT_SIZE)   \
+  X(dpt_replay_emit_args, DPT_REPLAY_EMIT_ARGS_DRAFT_SIZE)       \
+  X(dpt_replay_ingest_args, DPT_REPLAY_INGEST_ARGS_DRAFT_SIZE)   \
+  X(dpt_replay_rows_args, DPT_REPLAY_ROWS_ARGS_DRAFT_SIZE)       \
+  X(dpt_router_replay_draft, DPT_ROUTER_REPLAY_DRAFT_SIZE)       \
   X(dpt_parallel_topology, DPT_PARALLEL_TOPOLOGY_DRAFT_SIZE)   \
   X(dpt_dispatch_result, DPT_DISPATCH_RESULT_DRAFT_SIZE)       \
   X(dpt_parallel_draft, DPT_PARALLEL_DRAFT_SIZE)               \

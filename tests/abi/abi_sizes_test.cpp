@@ -28,7 +28,7 @@ TEST(AbiSizes, PinnedSizesFitTheirStructs) {
 
 // The initializer macros, as C fills them in: each writes its struct's latest size.
 TEST(AbiSizes, InitializerMacrosWriteTheLatestSizes) {
-  uint32_t sizes[15] = {};
+  uint32_t sizes[16] = {};
   abi_init_sizes_c11(sizes);
   EXPECT_EQ(sizes[0], DPT_STEP_ARGS_SIZE_1_3);
   EXPECT_EQ(sizes[1], DPT_PARAM_GROUP_SIZE_1_0);
@@ -45,6 +45,7 @@ TEST(AbiSizes, InitializerMacrosWriteTheLatestSizes) {
   EXPECT_EQ(sizes[12], DPT_SANDBOX_GET_ARGS_SIZE_1_4);
   EXPECT_EQ(sizes[13], DPT_SANDBOX_STATS_SIZE_1_4);
   EXPECT_EQ(sizes[14], sizeof(dpt_sandbox_v1));
+  EXPECT_EQ(sizes[15], DPT_ROUTE_ARGS_DRAFT_SIZE);
 }
 
 // The defaults the initializers document.
@@ -68,6 +69,11 @@ TEST(AbiSizes, InitializerMacrosHoldTheDocumentedDefaults) {
   const dpt_device_options device = DPT_DEVICE_OPTIONS_INIT;
   EXPECT_STREQ(device.kind, "cpu");
   EXPECT_EQ(device.memory_limit, 0u);
+  const dpt_route_args route = DPT_ROUTE_ARGS_INIT;
+  EXPECT_EQ(route.top_k, 0u);
+  EXPECT_EQ(route.correction_bias, nullptr);
+  EXPECT_EQ(route.recorded_ids, nullptr);
+  EXPECT_EQ(route.expert_load, nullptr);
 }
 
 TEST(AbiSizes, C11SeesTheSameLayout) { expect_same(abi_sizes_c11(), "C11"); }

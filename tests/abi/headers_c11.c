@@ -35,6 +35,7 @@ void abi_init_sizes_c11(uint32_t* out) {
   const dpt_sandbox_put_args put = DPT_SANDBOX_PUT_ARGS_INIT;
   const dpt_sandbox_get_args get = DPT_SANDBOX_GET_ARGS_INIT;
   const dpt_sandbox_stats sandbox_stats = DPT_SANDBOX_STATS_INIT;
+  const dpt_route_args route = DPT_ROUTE_ARGS_INIT;
   out[0] = step.struct_size;
   out[1] = group.struct_size;
   out[2] = memory.struct_size;
@@ -50,4 +51,5 @@ void abi_init_sizes_c11(uint32_t* out) {
   out[12] = get.struct_size;
   out[13] = sandbox_stats.struct_size;
   out[14] = c11_sandbox_table.struct_size;
+  out[15] = route.struct_size;
 }

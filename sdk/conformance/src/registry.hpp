@@ -22,6 +22,8 @@ void add_check(const Target& target, const std::string& name, std::function<void
 void register_generic_checks(const Target& target);
 void register_optimizer_checks(const Target& target);
 void register_router_checks(const Target& target);
+// Only for routers whose descriptor offers DPT_EXT_ROUTER_REPLAY.
+void register_router_replay_checks(const Target& target);
 void register_sandbox_checks(const Target& target);
 void register_checkpoint_checks(const Target& target);
 

@@ -73,7 +73,10 @@ void register_checks(const Target& target) {
   const char* kind = target.info->descriptor->kind;
   if (kind == nullptr) return;
   if (std::strcmp(kind, DPT_KIND_OPTIMIZER) == 0) register_optimizer_checks(target);
-  if (std::strcmp(kind, DPT_KIND_ROUTER) == 0) register_router_checks(target);
+  if (std::strcmp(kind, DPT_KIND_ROUTER) == 0) {
+    register_router_checks(target);
+    if (target.info->descriptor->get_extension(DPT_EXT_ROUTER_REPLAY) != nullptr) register_router_replay_checks(target);
+  }
   if (std::strcmp(kind, DPT_KIND_SANDBOX) == 0) register_sandbox_checks(target);
   if (std::strcmp(kind, DPT_KIND_CHECKPOINT) == 0) register_checkpoint_checks(target);
   // Parallel strategies get the generic checks only: theirs need a communicator.

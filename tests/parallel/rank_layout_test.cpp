@@ -1,0 +1,148 @@
+// dopant's rank layouts against Megatron's: the group tables in fixtures/layout_groups.json
+// come from make_layout_fixture.py, a re-statement of Megatron-core's RankGenerator, and
+// every group, every rank's own group and every coordinate must match them exactly. Sizes
+// that do not fit are refused naming the product or size at fault.
+#include <dopant/support/rank_layout.hpp>
+
+#include "json_value.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+using dopant::ab::JsonValue;
+using dopant::layout::RankGrid;
+using dopant::layout::RankGroup;
+
+JsonValue read_fixture() {
+  std::ifstream file(DOPANT_LAYOUT_FIXTURE);
+  std::stringstream text;
+  text << file.rdbuf();
+  return dopant::ab::parse_json(text.str());
+}
+
+std::vector<RankGroup> groups_of(const JsonValue& table) {
+  std::vector<RankGroup> groups;
+  for (const JsonValue& group : table.array()) {
+    groups.emplace_back();
+    for (const JsonValue& rank : group.array()) groups.back().push_back(static_cast<uint32_t>(rank.number()));
+  }
+  return groups;
+}
+
+uint32_t size_of(const JsonValue& item, const char* key) { return static_cast<uint32_t>(item.at(key).number()); }
+
+// Megatron's groups of each name; each rank's group_of is the listed group holding it, and
+// along a single dimension a rank's coordinate is its position in that group.
+void expect_grid_matches(const RankGrid& grid, const JsonValue& tables, const std::string& where) {
+  ASSERT_FALSE(tables.object().empty()) << where;
+  for (const auto& [names, table] : tables.object()) {
+    const std::vector<RankGroup> expected = groups_of(table);
+    EXPECT_EQ(grid.groups(names), expected) << where << " group " << names;
+    for (const RankGroup& group : expected) {
+      for (size_t position = 0; position < group.size(); ++position) {
+        const uint32_t rank = group[position];
+        EXPECT_EQ(grid.group_of(rank, names), group) << where << " group " << names << " rank " << rank;
+        if (names.find('-') == std::string::npos) {
+          EXPECT_EQ(grid.coordinate(rank, names), position) << where << " " << names << " of rank " << rank;
+        }
+      }
+    }
+  }
+}
+
+TEST(RankLayout, GroupsEqualMegatronsForEveryFixtureWorld) {
+  const JsonValue fixture = read_fixture();
+  ASSERT_GE(fixture.at("cases").array().size(), 4u);
+  for (const JsonValue& item : fixture.at("cases").array()) {
+    dopant::layout::ParallelSizes sizes;
+    sizes.world = size_of(item, "world");
+    sizes.tp = size_of(item, "tp");
+    sizes.pp = size_of(item, "pp");
+    sizes.cp = size_of(item, "cp");
+    sizes.ep = size_of(item, "ep");
+    sizes.etp = size_of(item, "etp");
+    sizes.order = item.at("order").string();
+    const std::string where = "world " + std::to_string(sizes.world) + " order " + sizes.order;
+    const auto layouts = dopant::layout::make_rank_layouts(sizes);
+    EXPECT_EQ(layouts.dense.world(), sizes.world) << where;
+    EXPECT_EQ(layouts.expert.world(), sizes.world) << where;
+    expect_grid_matches(layouts.dense, item.at("dense"), where + " dense");
+    expect_grid_matches(layouts.expert, item.at("expert"), where + " expert");
+  }
+}
+
+// The fixture lists every group the library names, so the CLI's tables are all checked.
+TEST(RankLayout, FixtureCoversEveryGroupTheLayoutsList) {
+  const JsonValue fixture = read_fixture();
+  const JsonValue& first = fixture.at("cases").array().front();
+  for (const std::string& names : dopant::layout::dense_group_names()) EXPECT_TRUE(first.at("dense").has(names)) << names;
+  for (const std::string& names : dopant::layout::expert_group_names()) EXPECT_TRUE(first.at("expert").has(names)) << names;
+}
+
+std::string refusal(const dopant::layout::ParallelSizes& sizes) {
+  try {
+    dopant::layout::make_rank_layouts(sizes);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+TEST(RankLayout, InconsistentSizesAreRefusedNamingTheProductOrSize) {
+  dopant::layout::ParallelSizes sizes;
+  sizes.world = 12;
+  sizes.tp = 2;
+  sizes.pp = 4;
+  EXPECT_EQ(refusal(sizes), "tp*pp*cp = 8 does not divide world 12");
+  sizes.pp = 2;
+  sizes.ep = 4;
+  EXPECT_EQ(refusal(sizes), "etp*ep*pp = 16 does not divide world 12");
+  sizes.ep = 1;
+  sizes.dp = 2;
+  EXPECT_EQ(refusal(sizes), "dp = 2 does not match world 12 / (tp*pp*cp = 4) = 3");
+  sizes.dp.reset();
+  sizes.tp = 0;
+  EXPECT_EQ(refusal(sizes), "tp: must be at least 1, not 0");
+  sizes.tp = 2;
+  sizes.world = 0;
+  EXPECT_EQ(refusal(sizes), "world: must be from 1 to 2147483647, not 0");
+  sizes.world = 16;
+  sizes.tp = 2147483647;
+  sizes.pp = 2147483647;
+  sizes.cp = 2147483647;
+  EXPECT_EQ(refusal(sizes), "tp*pp*cp = more than 2^64 does not divide world 16");
+}
+
+TEST(RankLayout, BadOrdersAreRefusedNamingTheDimension) {
+  dopant::layout::ParallelSizes sizes;
+  sizes.world = 16;
+  sizes.tp = 2;
+  sizes.pp = 2;
+  sizes.ep = 4;
+  sizes.order = "tp-xp-dp-pp";
+  EXPECT_EQ(refusal(sizes), "order `tp-xp-dp-pp`: unknown dimension `xp` (dimensions: `tp`, `pp`, `dp`, `ep`, `cp`, joined by `-`)");
+  sizes.order = "tp-dp-tp-pp";
+  EXPECT_EQ(refusal(sizes), "order `tp-dp-tp-pp`: `tp` appears twice");
+  sizes.order = "tp-dp-pp";
+  EXPECT_EQ(refusal(sizes), "order `tp-dp-pp` leaves out ep, but ep = 4");
+  // Megatron requires pp last unless the expert dp equals dp: here 2 and 4.
+  sizes.order = "tp-pp-ep-dp";
+  EXPECT_EQ(refusal(sizes), "order `tp-pp-ep-dp` does not end with pp, so with pp = 2 the expert dp (1) must equal dp (4)");
+}
+
+TEST(RankLayout, UnknownGroupNamesAreRefused) {
+  dopant::layout::ParallelSizes sizes;
+  sizes.world = 8;
+  sizes.tp = 2;
+  const auto layouts = dopant::layout::make_rank_layouts(sizes);
+  EXPECT_THROW(layouts.dense.groups("ep"), std::invalid_argument);  // the dense layout has no ep
+  EXPECT_THROW(layouts.dense.groups("tp-tp"), std::invalid_argument);
+  EXPECT_EQ(layouts.expert.groups("ep").size(), 8u);
+}
+
+}  // namespace

@@ -27,5 +27,6 @@ class Runtime {
 int command_plugins(const Options& options);
 int command_run(const Options& options);
 int command_check(const Options& options);
+int command_layout(const Options& options);
 
 }  // namespace dopant::cli

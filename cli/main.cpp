@@ -29,6 +29,8 @@ void print_usage() {
       "  ab FILE [--repetitions N] [--json|--csv|--markdown|--svg OUT] ...\n"
       "                                A/B of the base configuration against each variant\n"
       "  plan memory FILE [--json OUT] per-GPU peak memory of a training configuration\n"
+      "  layout --world N [--tp T] [--pp P] [--ep E] [--cp C] [--dp D] [--etp X] [--order O] [--json]\n"
+      "                                Megatron's rank coordinates and groups, dense and expert\n"
       "\n"
       "Plugins are searched in --plugin-path folders, DOPANT_PLUGIN_PATH, and the install dir.\n");
 }
@@ -57,6 +59,7 @@ int main(int argc, char** argv) {
     if (command == "plugins") return command_plugins(options);
     if (command == "run") return command_run(options);
     if (command == "check") return command_check(options);
+    if (command == "layout") return command_layout(options);
     if (command == "ab") {
       return dopant::ab::command_ab({options.words.begin() + 1, options.words.end()}, "/proc/self/exe",
                                     options.plugin_paths);

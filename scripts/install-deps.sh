@@ -8,6 +8,7 @@ packages=(
   libtomlplusplus-dev libltdl-dev libdlpack-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libxml2-utils
+  libopenmpi-dev openmpi-bin
   clang libclang-rt-dev
 )
 missing=()

@@ -189,8 +189,6 @@ class MpiCommunicator final : public Communicator {
 
 }  // namespace
 
-bool have_mpi() { return true; }
-
 std::unique_ptr<Communicator> make_mpi_world_communicator(std::chrono::milliseconds timeout) {
   int initialized = 0;
   MPI_Initialized(&initialized);

@@ -3,8 +3,6 @@
 
 namespace dopant::comm {
 
-bool have_mpi() { return false; }
-
 std::unique_ptr<Communicator> make_mpi_world_communicator(std::chrono::milliseconds) {
   throw CommError("this dopant was built without MPI (install libopenmpi-dev and rebuild)", false);
 }

@@ -73,8 +73,6 @@ GroupPlace place_in_groups(const std::vector<layout::RankGroup>& groups, uint32_
 // One rank: every collective copies in to out.
 std::unique_ptr<Communicator> make_local_communicator();
 
-// Whether this build has the mpi backend.
-bool have_mpi();
 // MPI_COMM_WORLD, initializing MPI (thread level funneled) if nobody did; errors return
 // instead of aborting, and every collective gives up after `timeout`. Throws CommError
 // when the build has no MPI.

@@ -6,6 +6,7 @@
 
 #include <dopant/abi.h>
 #include <dopant/draft/checkpoint.h>
+#include <dopant/draft/comm.h>
 #include <dopant/draft/parallel.h>
 #include <dopant/draft/router.h>
 #include <dopant/draft/sandbox.h>
@@ -17,6 +18,7 @@
   X(dpt_memory_stats, DPT_MEMORY_STATS_SIZE_1_0)             \
   X(dpt_memory_stats, DPT_MEMORY_STATS_SIZE_1_2)             \
   X(dpt_host, DPT_HOST_SIZE_1_0)                             \
+  X(dpt_host, DPT_HOST_SIZE_1_4)                             \
   X(dpt_param_decl, DPT_PARAM_DECL_SIZE_1_0)                 \
   X(dpt_plugin_descriptor, DPT_PLUGIN_DESCRIPTOR_SIZE_1_0)   \
   X(dpt_library, DPT_LIBRARY_SIZE_1_0)                       \
@@ -32,6 +34,7 @@
   X(dpt_parallel_topology, DPT_PARALLEL_TOPOLOGY_DRAFT_SIZE)   \
   X(dpt_dispatch_result, DPT_DISPATCH_RESULT_DRAFT_SIZE)       \
   X(dpt_parallel_draft, DPT_PARALLEL_DRAFT_SIZE)               \
+  X(dpt_host_comm_draft, DPT_HOST_COMM_DRAFT_SIZE)             \
   X(dpt_sandbox_request, DPT_SANDBOX_REQUEST_DRAFT_SIZE)       \
   X(dpt_sandbox_result, DPT_SANDBOX_RESULT_DRAFT_SIZE)         \
   X(dpt_sandbox_draft, DPT_SANDBOX_DRAFT_SIZE)                 \

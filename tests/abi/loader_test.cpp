@@ -183,7 +183,7 @@ TEST_F(LoaderTest, EveryJunkLibraryIsRefusedSayingWhy) {
       "plugin `test-junk` returns no table for its own kind `dopant.optimizer/1`",
       "a plugin has no id",
       "plugin `test-junk` names no kind",
-      "has kind `dopant.teleporter/1`, which this dopant (ABI 1.3) does not know",
+      "has kind `dopant.teleporter/1`, which this dopant (ABI 1.4) does not know",
       "plugin id `test-junk` listed twice",
       "parameter `lr` of `test-junk`: unknown type 77",
       "parameter `lr` of `test-junk`: default `fast`: expected a finite number",

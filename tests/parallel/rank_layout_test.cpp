@@ -93,53 +93,45 @@ std::string refusal(const dopant::layout::ParallelSizes& sizes) {
   return "(accepted)";
 }
 
-TEST(RankLayout, InconsistentSizesAreRefusedNamingTheProductOrSize) {
+dopant::layout::ParallelSizes sizes_of(uint32_t world, uint32_t tp, uint32_t pp, uint32_t cp = 1, uint32_t ep = 1,
+                                       std::optional<uint32_t> dp = std::nullopt) {
   dopant::layout::ParallelSizes sizes;
-  sizes.world = 12;
-  sizes.tp = 2;
-  sizes.pp = 4;
-  EXPECT_EQ(refusal(sizes), "tp*pp*cp = 8 does not divide world 12");
-  sizes.pp = 2;
-  sizes.ep = 4;
-  EXPECT_EQ(refusal(sizes), "etp*ep*pp = 16 does not divide world 12");
-  sizes.ep = 1;
-  sizes.dp = 2;
-  EXPECT_EQ(refusal(sizes), "dp = 2 does not match world 12 / (tp*pp*cp = 4) = 3");
-  sizes.dp.reset();
-  sizes.tp = 0;
-  EXPECT_EQ(refusal(sizes), "tp: must be at least 1, not 0");
-  sizes.tp = 2;
-  sizes.world = 0;
-  EXPECT_EQ(refusal(sizes), "world: must be from 1 to 2147483647, not 0");
-  sizes.world = 16;
-  sizes.tp = 2147483647;
-  sizes.pp = 2147483647;
-  sizes.cp = 2147483647;
-  EXPECT_EQ(refusal(sizes), "tp*pp*cp = more than 2^64 does not divide world 16");
+  sizes.world = world;
+  sizes.tp = tp;
+  sizes.pp = pp;
+  sizes.cp = cp;
+  sizes.ep = ep;
+  sizes.dp = dp;
+  return sizes;
+}
+
+TEST(RankLayout, InconsistentSizesAreRefusedNamingTheProductOrSize) {
+  EXPECT_EQ(refusal(sizes_of(12, 2, 4)), "tp*pp*cp = 8 does not divide world 12");
+  EXPECT_EQ(refusal(sizes_of(12, 2, 2, 1, 4)), "etp*ep*pp = 16 does not divide world 12");
+  EXPECT_EQ(refusal(sizes_of(12, 2, 2, 1, 1, 2)), "dp = 2 does not match world 12 / (tp*pp*cp = 4) = 3");
+  EXPECT_EQ(refusal(sizes_of(12, 0, 1)), "tp: must be at least 1, not 0");
+  EXPECT_EQ(refusal(sizes_of(0, 1, 1)), "world: must be from 1 to 2147483647, not 0");
+  EXPECT_EQ(refusal(sizes_of(16, 2147483647, 2147483647, 2147483647)),
+            "tp*pp*cp = more than 2^64 does not divide world 16");
 }
 
 TEST(RankLayout, BadOrdersAreRefusedNamingTheDimension) {
-  dopant::layout::ParallelSizes sizes;
-  sizes.world = 16;
-  sizes.tp = 2;
-  sizes.pp = 2;
-  sizes.ep = 4;
-  sizes.order = "tp-xp-dp-pp";
-  EXPECT_EQ(refusal(sizes), "order `tp-xp-dp-pp`: unknown dimension `xp` (dimensions: `tp`, `pp`, `dp`, `ep`, `cp`, joined by `-`)");
-  sizes.order = "tp-dp-tp-pp";
-  EXPECT_EQ(refusal(sizes), "order `tp-dp-tp-pp`: `tp` appears twice");
-  sizes.order = "tp-dp-pp";
-  EXPECT_EQ(refusal(sizes), "order `tp-dp-pp` leaves out ep, but ep = 4");
-  // Megatron requires pp last unless the expert dp equals dp: here 2 and 4.
-  sizes.order = "tp-pp-ep-dp";
-  EXPECT_EQ(refusal(sizes), "order `tp-pp-ep-dp` does not end with pp, so with pp = 2 the expert dp (1) must equal dp (4)");
+  auto with_order = [](const char* order) {
+    dopant::layout::ParallelSizes sizes = sizes_of(16, 2, 2, 1, 4);
+    sizes.order = order;
+    return refusal(sizes);
+  };
+  EXPECT_EQ(with_order("tp-xp-dp-pp"),
+            "order `tp-xp-dp-pp`: unknown dimension `xp` (dimensions: `tp`, `pp`, `dp`, `ep`, `cp`, joined by `-`)");
+  EXPECT_EQ(with_order("tp-dp-tp-pp"), "order `tp-dp-tp-pp`: `tp` appears twice");
+  EXPECT_EQ(with_order("tp-dp-pp"), "order `tp-dp-pp` leaves out ep, but ep = 4");
+  // Megatron requires pp last unless the expert dp equals dp: here 1 and 4.
+  EXPECT_EQ(with_order("tp-pp-ep-dp"),
+            "order `tp-pp-ep-dp` does not end with pp, so with pp = 2 the expert dp (1) must equal dp (4)");
 }
 
 TEST(RankLayout, UnknownGroupNamesAreRefused) {
-  dopant::layout::ParallelSizes sizes;
-  sizes.world = 8;
-  sizes.tp = 2;
-  const auto layouts = dopant::layout::make_rank_layouts(sizes);
+  const auto layouts = dopant::layout::make_rank_layouts(sizes_of(8, 2, 1));
   EXPECT_THROW(layouts.dense.groups("ep"), std::invalid_argument);  // the dense layout has no ep
   EXPECT_THROW(layouts.dense.groups("tp-tp"), std::invalid_argument);
   EXPECT_EQ(layouts.expert.groups("ep").size(), 8u);

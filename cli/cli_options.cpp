@@ -20,24 +20,27 @@ dpt_log_level parse_log_level(const std::string& text) {
   throw std::invalid_argument("--log-level: unknown level `" + text + "` (trace, debug, info, warning, error)");
 }
 
-// --threads N: digits only (no sign, no spaces, no wrap-around), 0 meaning one per core,
-// and at most max_pool_threads().
+// --threads N: 0 meaning one per core, and at most max_pool_threads().
 uint32_t parse_thread_count(const std::string& text) {
   const uint32_t limit = max_pool_threads();
-  const std::string range = " (0 for one per core, or 1 to " + std::to_string(limit) + " on this machine)";
+  return parse_count("--threads", text, 0, limit,
+                     " (0 for one per core, or 1 to " + std::to_string(limit) + " on this machine)");
+}
+
+}  // namespace
+
+uint32_t parse_count(const std::string& flag, const std::string& text, uint32_t min, uint32_t max,
+                     const std::string& range) {
   if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) {
-    throw std::invalid_argument("--threads: " + quote_name(text) + " is not a count" + range);
+    throw std::invalid_argument(flag + ": " + quote_name(text) + " is not a count" + range);
   }
   // Digits past the tenth make the value exceed any limit; comparing the length first keeps
   // the number from overflowing.
   const std::string digits = text.substr(std::min(text.find_first_not_of('0'), text.size()));
-  if (digits.size() > 10 || std::stoull("0" + digits) > limit) {
-    throw std::invalid_argument("--threads: " + quote_name(text) + " is out of range" + range);
-  }
-  return static_cast<uint32_t>(std::stoull("0" + digits));
+  const unsigned long long value = digits.size() > 10 ? max + 1ULL : std::stoull("0" + digits);
+  if (value < min || value > max) throw std::invalid_argument(flag + ": " + quote_name(text) + " is out of range" + range);
+  return static_cast<uint32_t>(value);
 }
-
-}  // namespace
 
 std::vector<std::string> take_flag_values(std::vector<std::string>& words, const std::string& flag) {
   std::vector<std::string> values;

@@ -27,6 +27,12 @@ std::vector<std::string> take_flag_values(std::vector<std::string>& words, const
 // Removes `--flag` and returns whether it was there.
 bool take_flag(std::vector<std::string>& words, const std::string& flag);
 
+// A count given to `flag`: digits only (no sign, no spaces, no wrap-around), from `min` to
+// `max`. Throws std::invalid_argument naming the flag, the text and `range` (the accepted
+// values in words, in parentheses).
+uint32_t parse_count(const std::string& flag, const std::string& text, uint32_t min, uint32_t max,
+                     const std::string& range);
+
 // A runtime over the search path plus --plugin-path folders, with built-in workloads
 // declared. Prints load problems at --log-level debug. Throws std::runtime_error.
 dpt_runtime* open_runtime(const Options& options);

@@ -32,21 +32,6 @@ double median(std::vector<double> values) {
   return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
-// A positive count given on the command line.
-uint32_t parse_count(const std::string& flag, const std::string& text) {
-  size_t used = 0;
-  unsigned long value = 0;
-  try {
-    value = std::stoul(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || value == 0 || value > 1000000) {
-    throw std::invalid_argument(flag + ": `" + text + "` is not a count from 1 to 1000000");
-  }
-  return static_cast<uint32_t>(value);
-}
-
 uint32_t find_variant(const dpt_run_config* config, const std::string& name) {
   std::string known;
   for (uint32_t i = 0; i < dpt_run_config_variant_count(config); ++i) {
@@ -111,7 +96,7 @@ int command_run(const Options& options) {
   if (words.size() != 1) {
     throw std::invalid_argument("usage: dopant run FILE [--variant NAME] [--repetitions N] [--json OUT]");
   }
-  const uint32_t repetitions_override = repetitions_text ? parse_count("--repetitions", *repetitions_text) : 0;
+  const uint32_t repetitions_override = repetitions_text ? parse_count("--repetitions", *repetitions_text, 1, 1000000, " (1 to 1000000)") : 0;
   const std::string file = words[0];
   if (json_path) check_outputs({{"--json", *json_path, ""}}, {file});  // before any repetition
 

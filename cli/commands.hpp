@@ -28,5 +28,6 @@ int command_plugins(const Options& options);
 int command_run(const Options& options);
 int command_check(const Options& options);
 int command_inspect(const Options& options);
+int command_layout(const Options& options);
 
 }  // namespace dopant::cli

@@ -30,6 +30,8 @@ void print_usage() {
       "                                A/B of the base configuration against each variant\n"
       "  plan memory FILE [--json OUT] per-GPU peak memory of a training configuration\n"
       "  inspect CHECKPOINT            tensors, dtypes, shapes and stored chunks of a checkpoint\n"
+      "  layout --world N [--tp T] [--pp P] [--ep E] [--cp C] [--dp D] [--etp X] [--order O] [--json]\n"
+      "                                Megatron's rank coordinates and groups, dense and expert\n"
       "\n"
       "Plugins are searched in --plugin-path folders, DOPANT_PLUGIN_PATH, and the install dir.\n");
 }
@@ -59,6 +61,7 @@ int main(int argc, char** argv) {
     if (command == "run") return command_run(options);
     if (command == "check") return command_check(options);
     if (command == "inspect") return command_inspect(options);
+    if (command == "layout") return command_layout(options);
     if (command == "ab") {
       return dopant::ab::command_ab({options.words.begin() + 1, options.words.end()}, "/proc/self/exe",
                                     options.plugin_paths);

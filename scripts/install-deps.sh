@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libxml2-utils
   libseccomp-dev bubblewrap runsc
+  libopenmpi-dev openmpi-bin
   clang libclang-rt-dev
 )
 missing=()

@@ -134,8 +134,17 @@ struct dpt_host {
 
   /* Opaque data of the core; plugins never touch it. */
   void* host_data;
+
+  /* ---- added in minor 4 ---- */
+  /* [any-thread] The table of a host extension by its versioned id (e.g.
+   * "dopant.host.comm.draft/0", <dopant/draft/comm.h>): static data of the core, or NULL
+   * when this core does not provide it. A plugin reads this slot only when
+   * struct_size >= DPT_HOST_SIZE_1_4 (a core of minor 0-3 has no such slot). */
+  const void* (*get_extension)(const dpt_host* host, const char* id);
 };
 #define DPT_HOST_SIZE_1_0 DPT_STRUCT_SIZE(dpt_host, host_data)
+#define DPT_HOST_SIZE_1_4 DPT_STRUCT_SIZE(dpt_host, get_extension)
 DPT_PIN_SIZE_LP64(DPT_HOST_SIZE_1_0, 240);
+DPT_PIN_SIZE_LP64(DPT_HOST_SIZE_1_4, 248);
 
 #endif /* DOPANT_ABI_HOST_H */

@@ -217,9 +217,11 @@ TEST(AbiLayout, ReleasedStructSizes) {
   EXPECT_EQ(sizeof(dpt_workload_decl), 56u);
   EXPECT_EQ(sizeof(dpt_device_options), 32u);
   EXPECT_EQ(sizeof(dpt_metric), 40u);
-  EXPECT_EQ(sizeof(dpt_host), 240u);
+  EXPECT_EQ(sizeof(dpt_host), 248u);
   EXPECT_EQ(DPT_DEVICE_OPTIONS_SIZE_1_0, 32u);
   EXPECT_EQ(DPT_HOST_SIZE_1_0, 240u);
+  EXPECT_EQ(offsetof(dpt_host, get_extension), 240u);
+  EXPECT_EQ(DPT_HOST_SIZE_1_4, 248u);
   EXPECT_EQ(DPT_LIBRARY_SIZE_1_0, 52u);
   EXPECT_EQ(DPT_LIBRARY_SIZE_1_3, 64u);
   EXPECT_EQ(DPT_MEMORY_STATS_SIZE_1_0, 40u);

@@ -6,6 +6,7 @@
 
 #include <dopant/abi.h>
 #include <dopant/draft/checkpoint.h>
+#include <dopant/draft/comm.h>
 #include <dopant/draft/parallel.h>
 #include <dopant/draft/router.h>
 #include <dopant/runtime.h>
@@ -16,6 +17,7 @@
   X(dpt_memory_stats, DPT_MEMORY_STATS_SIZE_1_0)             \
   X(dpt_memory_stats, DPT_MEMORY_STATS_SIZE_1_2)             \
   X(dpt_host, DPT_HOST_SIZE_1_0)                             \
+  X(dpt_host, DPT_HOST_SIZE_1_4)                             \
   X(dpt_param_decl, DPT_PARAM_DECL_SIZE_1_0)                 \
   X(dpt_plugin_descriptor, DPT_PLUGIN_DESCRIPTOR_SIZE_1_0)   \
   X(dpt_library, DPT_LIBRARY_SIZE_1_0)                       \
@@ -52,6 +54,7 @@
   X(dpt_checkpoint_begin_args, DPT_CHECKPOINT_BEGIN_ARGS_DRAFT_SIZE) \
   X(dpt_checkpoint_add_args, DPT_CHECKPOINT_ADD_ARGS_DRAFT_SIZE) \
   X(dpt_checkpoint_finalize_args, DPT_CHECKPOINT_FINALIZE_ARGS_DRAFT_SIZE) \
+  X(dpt_host_comm_draft, DPT_HOST_COMM_DRAFT_SIZE)             \
   X(dpt_checkpoint_draft, DPT_CHECKPOINT_DRAFT_SIZE)           \
   X(dpt_runtime_options, DPT_RUNTIME_OPTIONS_SIZE_1_0)       \
   X(dpt_plugin_info, DPT_PLUGIN_INFO_SIZE_1_0)               \

@@ -6,6 +6,8 @@
 #include "memory_account.hpp"
 #include "thread_pool.hpp"
 
+#include <dopant/comm/communicator.hpp>
+
 #include <dopant/host.h>
 
 #include <atomic>
@@ -49,6 +51,9 @@ class HostServices {
 
   std::atomic<bool> cancelled{false};
 
+  // The run's world communicator, made on first use (host_comm.cpp). Throws comm::CommError.
+  comm::Communicator& world_communicator();
+
  private:
   std::unique_ptr<DeviceBackend> device_;
   MemoryAccount device_memory_{"device cpu:0"};
@@ -58,6 +63,8 @@ class HostServices {
   dpt_log_level log_level_;
   mutable std::mutex metrics_lock_;
   std::vector<MetricRecord> metrics_;
+  std::once_flag world_once_;
+  std::unique_ptr<comm::Communicator> world_;
 };
 
 // Who a host table speaks for: the runtime's services and the owner named in logs.
@@ -65,6 +72,9 @@ struct HostContext {
   HostServices* services;
   std::string owner;  // plugin id, library id or "runtime"
 };
+
+// The table of a host extension by id (host_comm.cpp), or NULL.
+const void* host_extension(const char* id);
 
 // Fills a host table whose host_data points at `context` (which must outlive it).
 dpt_host make_host_table(HostContext* context);

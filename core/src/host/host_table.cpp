@@ -206,6 +206,7 @@ dpt_host make_host_table(HostContext* context) {
   host.config_string = host_config_string;
   host.config_size = host_config_size;
   host.host_data = context;
+  host.get_extension = [](const dpt_host*, const char* id) { return host_extension(id); };
   return host;
 }
 

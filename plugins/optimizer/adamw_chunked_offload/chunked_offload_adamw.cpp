@@ -165,7 +165,7 @@ void ChunkedOffloadAdamW::point_grads_at(const DLTensor* moved) {
   }
 }
 
-void ChunkedOffloadAdamW::step(const dpt_step_args& args, dpt_stream* stream) {
+void ChunkedOffloadAdamW::step(const dpt_step_args& args, [[maybe_unused]] dpt_stream* stream) {
   adamw_common::check_step_args(args);
   // Per-step gradients (or, after a step that had them, the group's own again).
   const DLTensor* moved = adamw_common::checked_step_gradients(args, tensors_, on_gpu_);

@@ -3,14 +3,11 @@
 #include "error.hpp"
 #include "host/host_services.hpp"
 #include "params.hpp"
+#include "threads_seen.hpp"
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cstring>
-#include <mutex>
-#include <set>
-#include <thread>
 
 namespace dopant {
 namespace {
@@ -123,31 +120,11 @@ TEST_F(HostTable, CopiesOnCpuAreSynchronous) {
   host.stream_destroy(&host, stream);
 }
 
-// Each chunk records its thread and waits (up to 5 s) until a second thread has joined, so
-// a host whose parallel_for ran the chunks inline, one after another, would see one thread.
-struct ThreadsSeen {
-  std::mutex lock;
-  std::set<std::thread::id> ids;
-};
-
-dpt_error* wait_for_a_second_thread(void* context, uint64_t, uint64_t) {
-  auto* seen = static_cast<ThreadsSeen*>(context);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  for (bool first = true; std::chrono::steady_clock::now() < deadline; first = false) {
-    {
-      std::lock_guard<std::mutex> guard(seen->lock);
-      if (first) seen->ids.insert(std::this_thread::get_id());
-      if (seen->ids.size() >= 2) return nullptr;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return nullptr;
-}
-
+// A host whose parallel_for ran the chunks inline would see one thread.
 TEST_F(HostTable, ParallelForRunsOnThePoolsThreads) {
   EXPECT_EQ(host.thread_count(&host), 2u);
-  ThreadsSeen seen;
-  ASSERT_EQ(host.parallel_for(&host, 0, 4, 1, wait_for_a_second_thread, &seen), nullptr);
+  testing::ThreadsSeen seen;
+  ASSERT_EQ(host.parallel_for(&host, 0, 4, 1, testing::wait_for_a_second_thread, &seen), nullptr);
   EXPECT_EQ(seen.ids.size(), 2u);
 }
 

@@ -2,14 +2,11 @@
 // spread over threads, errors returned, nested loops run inline.
 #include "error.hpp"
 #include "host/thread_pool.hpp"
+#include "threads_seen.hpp"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <chrono>
-#include <mutex>
-#include <set>
-#include <thread>
 #include <vector>
 
 namespace dopant {
@@ -44,35 +41,12 @@ dpt_error* fail_above_500(void*, uint64_t begin, uint64_t end) {
   return end > 500 && begin <= 500 ? make_error(DPT_INTERNAL, "chunk with 500 failed") : nullptr;
 }
 
-// Each chunk waits (up to 5 s) until chunks have run on two different threads, so a pool
-// whose workers never take a chunk (the mutant: worker_loop returning at once, tried) fails
-// instead of quietly running everything on the caller's thread.
-struct ThreadsSeen {
-  std::mutex lock;
-  std::set<std::thread::id> ids;
-};
-
-dpt_error* wait_for_a_second_thread(void* context, uint64_t, uint64_t) {
-  auto* seen = static_cast<ThreadsSeen*>(context);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  {
-    std::lock_guard<std::mutex> guard(seen->lock);
-    seen->ids.insert(std::this_thread::get_id());
-  }
-  while (std::chrono::steady_clock::now() < deadline) {
-    {
-      std::lock_guard<std::mutex> guard(seen->lock);
-      if (seen->ids.size() >= 2) return nullptr;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return nullptr;
-}
-
+// A pool whose workers never take a chunk (the mutant: worker_loop returning at once,
+// tried) fails here instead of quietly running everything on the caller's thread.
 TEST(ThreadPool, ChunksRunOnMoreThanOneThread) {
   ThreadPool pool(4);
-  ThreadsSeen seen;
-  ASSERT_EQ(pool.parallel_for(0, 8, 1, wait_for_a_second_thread, &seen, free_error), nullptr);
+  testing::ThreadsSeen seen;
+  ASSERT_EQ(pool.parallel_for(0, 8, 1, testing::wait_for_a_second_thread, &seen, free_error), nullptr);
   EXPECT_GE(seen.ids.size(), 2u);
 }
 

@@ -3,7 +3,7 @@
 // them too, and inconsistent sizes or bad arguments are usage errors naming the product or
 // the flag.
 #include "command_output.hpp"
-#include "json_value.hpp"
+#include <dopant/support/json_value.hpp>
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 
 namespace {
 
-using dopant::ab::JsonValue;
+using dopant::JsonValue;
 using dopant::testing_support::command_output;
 
 std::string layout(const std::string& arguments) { return std::string("'") + DOPANT_CLI + "' layout " + arguments; }
@@ -21,7 +21,7 @@ JsonValue fixture_case(size_t index) {
   std::ifstream file(DOPANT_LAYOUT_FIXTURE);
   std::stringstream text;
   text << file.rdbuf();
-  return dopant::ab::parse_json(text.str()).at("cases").array().at(index);
+  return dopant::parse_json(text.str()).at("cases").array().at(index);
 }
 
 // The CLI prints the expert layout's tp and dp as etp and edp.
@@ -40,7 +40,7 @@ TEST(LayoutCommand, JsonGroupsEqualMegatronsForWorld16WithExpertParallelism) {
   ASSERT_EQ(expected.at("ep").number(), 4);
   const auto [text, status] = command_output(layout("--world 16 --tp 2 --pp 2 --ep 4 --json"));
   ASSERT_EQ(status, 0) << text;
-  const JsonValue printed = dopant::ab::parse_json(text);
+  const JsonValue printed = dopant::parse_json(text);
   EXPECT_EQ(printed.at("sizes").at("dp").number(), 4);
   EXPECT_EQ(printed.at("sizes").at("edp").number(), 1);
   for (const auto& [names, groups] : expected.at("dense").object()) {

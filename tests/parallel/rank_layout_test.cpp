@@ -4,7 +4,7 @@
 // that do not fit are refused naming the product or size at fault.
 #include <dopant/support/rank_layout.hpp>
 
-#include "json_value.hpp"
+#include <dopant/support/json_value.hpp>
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 
 namespace {
 
-using dopant::ab::JsonValue;
+using dopant::JsonValue;
 using dopant::layout::RankGrid;
 using dopant::layout::RankGroup;
 
@@ -22,7 +22,7 @@ JsonValue read_fixture() {
   std::ifstream file(DOPANT_LAYOUT_FIXTURE);
   std::stringstream text;
   text << file.rdbuf();
-  return dopant::ab::parse_json(text.str());
+  return dopant::parse_json(text.str());
 }
 
 std::vector<RankGroup> groups_of(const JsonValue& table) {

@@ -10,11 +10,14 @@
 //   packed    the planner with no redundant slot (packing only);
 //   balanced  the planner with the redundant slots;
 //   next      `balanced`'s placement serving the next step (a fresh sample of the same
-//             popularity): what a placement planned from past load gives.
+//             popularity): what a placement planned from past load gives;
+//   node_next the same for the node-aware plan with 8 ranks per node (fewer ranks: one
+//             node) and 8 expert groups, each group's replicas kept on one node.
 //
 //   expert_balance_bench [--benchmark_filter=balance/256/]
 #include <benchmark/benchmark.h>
 
+#include <dopant/expert_balance/node_planner.hpp>
 #include <dopant/expert_balance/planner.hpp>
 
 #include <algorithm>
@@ -70,6 +73,8 @@ void plan(benchmark::State& state) {
   state.counters["packed"] = spread(balance::plan_placement(load, ranks, base), load);
   state.counters["balanced"] = spread(balanced, load);
   state.counters["next"] = spread(balanced, next_load);
+  const balance::NodeLayout layout{std::min<uint32_t>(ranks, 8), 8};
+  state.counters["node_next"] = spread(balance::plan_placement_by_node(load, ranks, slots, layout), next_load);
   state.counters["slots"] = slots;
   for (auto _ : state) benchmark::DoNotOptimize(balance::plan_placement(load, ranks, slots));
 }

@@ -99,6 +99,22 @@ TEST(ExpertRebalancer, ProposesOnScheduleOnlyWhenItHelps) {
   EXPECT_EQ(rebalancer.placement(), expected);
 }
 
+// The first scheduled plan above lowers the largest rank load by some fraction `gain`: a
+// min_gain just below it adopts the plan, one just above keeps the blocks.
+TEST(ExpertRebalancer, AdoptsOnlyAboveTheMinimumGain) {
+  const Placement start = Placement::blocks(64, 8);
+  const std::vector<int64_t> load = zipf_load(64, 1.0, 1000, 9);
+  const std::vector<double> before = start.rank_loads(load);
+  const std::vector<double> after = plan_placement(load, 8, 8).rank_loads(load);
+  const double gain = 1.0 - *std::max_element(after.begin(), after.end()) / *std::max_element(before.begin(), before.end());
+  ASSERT_GT(gain, 0.01);
+  Rebalancer eager(start, RebalancerConfig{1, 1, 0, gain - 1e-6});
+  EXPECT_TRUE(eager.observe(load).has_value());
+  Rebalancer reluctant(start, RebalancerConfig{1, 1, 0, gain + 1e-6});
+  EXPECT_FALSE(reluctant.observe(load).has_value());
+  EXPECT_EQ(reluctant.placement(), start);
+}
+
 // No schedule, threshold 1.3: flat steps keep the blocks; once skewed steps start, the
 // proposal comes on the first step whose window puts the blocks above 1.3.
 TEST(ExpertRebalancer, ProposesWhenTheWindowPassesTheThreshold) {
@@ -131,6 +147,9 @@ TEST(ExpertRebalancer, RefusesBadConfigAndLoads) {
             std::string::npos);
   EXPECT_NE(refusal([] { Rebalancer(Placement::blocks(4, 2), RebalancerConfig{2, 1, 1.0}); })
                 .find("imbalance_threshold 1.000000 must be 0 (off) or above 1"),
+            std::string::npos);
+  EXPECT_NE(refusal([] { Rebalancer(Placement::blocks(4, 2), RebalancerConfig{2, 1, 0, 1.0}); })
+                .find("min_gain 1.000000 must be in [0, 1)"),
             std::string::npos);
   Rebalancer rebalancer(Placement::blocks(4, 2), RebalancerConfig{2, 1, 0});
   const std::vector<int64_t> wrong{1, 2, 3};

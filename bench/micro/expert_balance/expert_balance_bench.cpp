@@ -12,13 +12,27 @@
 //   next      `balanced`'s placement serving the next step (a fresh sample of the same
 //             popularity): what a placement planned from past load gives;
 //   node_next the same for the node-aware plan with 8 ranks per node (fewer ranks: one
-//             node) and 8 expert groups, each group's replicas kept on one node.
+//             node) and 8 expert groups, each group's replicas kept on one node;
+//   moved, moved_raw  the share of slots whose expert changes when the next step's load is
+//             planned again, with the new plan aligned to `balanced` and without.
+//
+//   rebalance/<policy>: 256 experts on 16 ranks x 17 slots, s = 1.0, 200 steps whose
+//   popularity is reshuffled every 50 steps; the Rebalancer (window 16 steps) under each
+//   policy. Counters: `imbalance`, the mean over steps of max/mean tokens per rank on the
+//   placement in force when the step arrives; `moved`, slots copied over the run.
+//     static     planned on the first step, never again;
+//     period     a plan every 16 steps, adopted on any drop;
+//     gain5      a plan every 16 steps, adopted when the largest rank load drops > 5 %;
+//     threshold  a plan when the window's max/mean passes 1.15, adopted on any drop;
+//     threshold_gain5  the same, adopted on a drop > 5 %.
 //
 //   expert_balance_bench [--benchmark_filter=balance/256/]
 #include <benchmark/benchmark.h>
 
+#include <dopant/expert_balance/alignment.hpp>
 #include <dopant/expert_balance/node_planner.hpp>
 #include <dopant/expert_balance/planner.hpp>
+#include <dopant/expert_balance/rebalancer.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -75,6 +89,10 @@ void plan(benchmark::State& state) {
   state.counters["next"] = spread(balanced, next_load);
   const balance::NodeLayout layout{std::min<uint32_t>(ranks, 8), 8};
   state.counters["node_next"] = spread(balance::plan_placement_by_node(load, ranks, slots, layout), next_load);
+  const balance::Placement replanned = balance::plan_placement(next_load, ranks, slots);
+  const double all_slots = static_cast<double>(ranks) * slots;
+  state.counters["moved"] = balance::moved_slots(balanced, balance::align_to(balanced, replanned)) / all_slots;
+  state.counters["moved_raw"] = balance::moved_slots(balanced, replanned) / all_slots;
   state.counters["slots"] = slots;
   for (auto _ : state) benchmark::DoNotOptimize(balance::plan_placement(load, ranks, slots));
 }
@@ -90,8 +108,31 @@ void shapes(benchmark::internal::Benchmark* bench) {
   }
 }
 
+void rebalance(benchmark::State& state, balance::RebalancerConfig config, bool replan) {
+  constexpr uint32_t kExperts = 256, kRanks = 16, kSlots = 17, kSteps = 200, kPhase = 50;
+  std::vector<std::vector<int64_t>> steps;
+  for (uint32_t step = 0; step < kSteps; ++step) steps.push_back(routed_load(kExperts, 1.0, step / kPhase, 100 + step));
+  for (auto _ : state) {
+    balance::Rebalancer rebalancer(balance::plan_placement(steps[0], kRanks, kSlots), config);
+    double imbalance_sum = 0.0;
+    uint64_t moved = 0;
+    for (const std::vector<int64_t>& load : steps) {
+      imbalance_sum += spread(rebalancer.placement(), load);
+      if (!replan) continue;
+      if (const auto adopted = rebalancer.observe(load)) moved += adopted->moved_slots;
+    }
+    state.counters["imbalance"] = imbalance_sum / kSteps;
+    state.counters["moved"] = static_cast<double>(moved);
+  }
+}
+
 }  // namespace
 
+BENCHMARK_CAPTURE(rebalance, static, balance::RebalancerConfig{16, 0, 0, 0}, false)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(rebalance, period, balance::RebalancerConfig{16, 16, 0, 0}, true)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(rebalance, gain5, balance::RebalancerConfig{16, 16, 0, 0.05}, true)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(rebalance, threshold, balance::RebalancerConfig{16, 0, 1.15, 0}, true)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(rebalance, threshold_gain5, balance::RebalancerConfig{16, 0, 1.15, 0.05}, true)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(plan)->Name("balance")->Apply(shapes)->ArgNames({"", "", "", ""})->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_MAIN();

@@ -23,6 +23,8 @@ Rebalancer::Rebalancer(Placement initial, RebalancerConfig config)
   sdk::require(config.imbalance_threshold == 0 || config.imbalance_threshold > 1,
                "rebalancer: imbalance_threshold " + std::to_string(config.imbalance_threshold) +
                    " must be 0 (off) or above 1 (max/mean is never below 1)");
+  sdk::require(config.min_gain >= 0 && config.min_gain < 1,
+               "rebalancer: min_gain " + std::to_string(config.min_gain) + " must be in [0, 1)");
 }
 
 std::optional<Rebalance> Rebalancer::observe(std::span<const int64_t> step_load) {
@@ -49,7 +51,8 @@ std::optional<Rebalance> Rebalancer::observe(std::span<const int64_t> step_load)
   Placement proposed =
       align_to(placement_, plan_placement(window_sum_, placement_.ranks(), placement_.slots_per_rank()));
   const std::vector<double> after = proposed.rank_loads(window_sum_);
-  if (!(max_of(after) < max_of(before))) return std::nullopt;
+  // Adopt when max_after < max_before * (1 - min_gain), i.e. the drop exceeds min_gain.
+  if (!(max_of(after) < max_of(before) * (1.0 - config_.min_gain))) return std::nullopt;
   Rebalance adopted{proposed, steps_, moved_slots(placement_, proposed), imbalance_before, imbalance(after)};
   placement_ = std::move(proposed);
   return adopted;

@@ -5,8 +5,14 @@
 //     above `imbalance_threshold` (0: never on imbalance).
 // The proposal is the planner's placement for the window's load (planner.hpp), renamed to
 // move as few experts as possible (alignment.hpp). It is adopted and returned only when it
-// serves the window with a lower maximum per-rank load than the current placement;
-// otherwise nothing changes and no proposal is returned. Either way the period restarts.
+// serves the window with a maximum per-rank load lower than the current placement's by
+// more than the fraction `min_gain` (0: any drop); otherwise nothing changes and no
+// proposal is returned. Either way the period restarts.
+//
+// A fresh plan moves most slots even when the load has only drifted by sampling noise (the
+// greedy order changes; docs/results.md measures it), so a period with no threshold and no
+// min_gain copies most experts' weights every period. A threshold, or a min_gain above
+// the step-to-step noise, keeps the placement until the load has really moved.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +28,7 @@ struct RebalancerConfig {
   uint32_t window_steps = 32;      // W >= 1
   uint32_t period_steps = 32;      // N; 0: only the threshold triggers
   double imbalance_threshold = 0;  // 0, or > 1: max/mean above it triggers
+  double min_gain = 0;             // in [0, 1): the fraction the largest rank load must drop by
 };
 
 // A placement the rebalancer adopted.
@@ -35,7 +42,8 @@ struct Rebalance {
 
 class Rebalancer {
  public:
-  // Refuses window_steps 0 and a threshold in (0, 1], naming the field.
+  // Refuses window_steps 0, a threshold in (0, 1] and a min_gain outside [0, 1), naming
+  // the field.
   Rebalancer(Placement initial, RebalancerConfig config);
 
   // Adds one step's load ([experts] token counts, each >= 0) to the window, dropping the

@@ -82,7 +82,15 @@ double optimal_max_rank_load(const std::vector<int64_t>& load, uint32_t ranks, u
       std::vector<uint32_t> counts(experts, 0);
       for (uint32_t e : table) ++counts[e];
       if (std::find(counts.begin(), counts.end(), 0u) != counts.end()) return;
-      const double worst = max_rank_load(Placement(experts, ranks, slots, table), load);
+      double worst = 0.0;
+      for (uint32_t r = 0; r < ranks; ++r) {
+        double rank_load = 0.0;
+        for (uint32_t s = 0; s < slots; ++s) {
+          const uint32_t e = table[r * slots + s];
+          rank_load += static_cast<double>(load[e]) / counts[e];
+        }
+        worst = std::max(worst, rank_load);
+      }
       if (best < 0 || worst < best) best = worst;
       return;
     }

@@ -33,8 +33,8 @@ chunk = "16MiB"
 )";
 
 // Megatron's all-gather dispatch against wide EP's all-to-all-v on two ranks, top-2 of 16
-// Zipf-skewed experts: wideep sends a token only to the ranks that serve it. The headline
-// is the bytes that leave the ranks per token (exact, not a timing).
+// Zipf-skewed experts, hidden 128: wideep sends a token only to the ranks that serve it.
+// The headline is the bytes that leave the ranks per token (exact, not a timing).
 const char* const kParallelRun = R"(
 [run]
 workload = "moe-dispatch"
@@ -44,12 +44,12 @@ repetitions = 3
 kind = "cpu"
 
 [workload]
-tokens_per_rank = {scale:2048}
-hidden = 256
+tokens_per_rank = {scale:1024}
+hidden = 128
 experts = 16
 top_k = 2
 zipf = 1.2
-iterations = 5
+iterations = 3
 
 [parallel]
 plugin = "megatron"

@@ -1,8 +1,10 @@
 // `dopant run FILE [--variant NAME] [--repetitions N] [--json OUT]`: runs one configuration
 // of a run file for its [run] repetitions and prints each metric's median and samples. A
 // failing repetition ends the run: what was measured so far is still printed and written,
-// with the error, and the exit status is 1.
+// with the error, and the exit status is 1. Under `mpirun -np N` every rank runs and rank 0
+// alone prints and writes.
 #include "commands.hpp"
+#include "mpi_launch.hpp"
 #include "repetition.hpp"
 
 #include <dopant/support/json_text.hpp>
@@ -125,6 +127,11 @@ int command_run(const Options& options) {
     ++ran;
   }
 
+  // Under mpirun every rank ran the same repetitions; rank 0 alone reports.
+  if (workloads::mpirun_rank() != 0) {
+    if (failure) throw std::runtime_error(failure->message + " [" + failure->code + "]");
+    return 0;
+  }
   std::printf("%s: workload %s, variant %s, %u of %u repetition(s)%s, device %s\n", file.c_str(),
               workload->decl->name, name.c_str(), ran, repetitions, failure ? " (the last failed)" : "", device.kind);
   std::printf("  %-24s %14s %-6s %s\n", "METRIC", "MEDIAN", "UNIT", "SAMPLES");

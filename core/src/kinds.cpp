@@ -27,9 +27,10 @@ constexpr TableSlot kOptimizerSlots[] = {
 constexpr TableSlot kRouterSlots[] = {DOPANT_SLOT(dpt_router_draft, create), DOPANT_SLOT(dpt_router_draft, destroy),
                                       DOPANT_SLOT(dpt_router_draft, route)};
 constexpr TableSlot kParallelSlots[] = {
-    DOPANT_SLOT(dpt_parallel_draft, create), DOPANT_SLOT(dpt_parallel_draft, destroy),
-    DOPANT_SLOT(dpt_parallel_draft, setup), DOPANT_SLOT(dpt_parallel_draft, dispatch),
-    DOPANT_SLOT(dpt_parallel_draft, combine)};
+    DOPANT_SLOT(dpt_parallel_draft, create),   DOPANT_SLOT(dpt_parallel_draft, destroy),
+    DOPANT_SLOT(dpt_parallel_draft, layout),   DOPANT_SLOT(dpt_parallel_draft, shard),
+    DOPANT_SLOT(dpt_parallel_draft, setup),    DOPANT_SLOT(dpt_parallel_draft, dispatch),
+    DOPANT_SLOT(dpt_parallel_draft, combine),  DOPANT_SLOT(dpt_parallel_draft, release)};
 constexpr TableSlot kSandboxSlots[] = {
     DOPANT_SLOT(dpt_sandbox_v1, create), DOPANT_SLOT(dpt_sandbox_v1, destroy),
     DOPANT_SLOT(dpt_sandbox_v1, acquire), DOPANT_SLOT(dpt_sandbox_v1, release),

@@ -43,8 +43,12 @@
   X(dpt_replay_ingest_args, DPT_REPLAY_INGEST_ARGS_DRAFT_SIZE)   \
   X(dpt_replay_rows_args, DPT_REPLAY_ROWS_ARGS_DRAFT_SIZE)       \
   X(dpt_router_replay_draft, DPT_ROUTER_REPLAY_DRAFT_SIZE)       \
+  X(dpt_parallel_sizes, DPT_PARALLEL_SIZES_DRAFT_SIZE)         \
+  X(dpt_parallel_layout_args, DPT_PARALLEL_LAYOUT_ARGS_DRAFT_SIZE) \
+  X(dpt_parallel_shard_args, DPT_PARALLEL_SHARD_ARGS_DRAFT_SIZE) \
   X(dpt_parallel_topology, DPT_PARALLEL_TOPOLOGY_DRAFT_SIZE)   \
-  X(dpt_dispatch_result, DPT_DISPATCH_RESULT_DRAFT_SIZE)       \
+  X(dpt_dispatch_args, DPT_DISPATCH_ARGS_DRAFT_SIZE)           \
+  X(dpt_combine_args, DPT_COMBINE_ARGS_DRAFT_SIZE)             \
   X(dpt_parallel_draft, DPT_PARALLEL_DRAFT_SIZE)               \
   X(dpt_checkpoint_chunk, DPT_CHECKPOINT_CHUNK_DRAFT_SIZE)     \
   X(dpt_checkpoint_tensor, DPT_CHECKPOINT_TENSOR_DRAFT_SIZE)   \

@@ -91,9 +91,12 @@ class NoopSandbox {
 class NoopParallel {
  public:
   NoopParallel(const dpt_host*, const sdk::Config&) {}
+  void layout(dpt_parallel_layout_args&) {}
+  void shard(dpt_parallel_shard_args&) {}
   void setup(const dpt_parallel_topology&) {}
-  dpt_dispatch_result dispatch(const DLTensor&, const DLTensor&, dpt_stream*) { return {}; }
-  void combine(const DLTensor&, const DLTensor&, DLTensor&, dpt_stream*) {}
+  void dispatch(dpt_dispatch_args&, dpt_stream*) {}
+  void combine(dpt_combine_args&, dpt_stream*) {}
+  void release(dpt_parallel_exchange*) noexcept {}
 };
 
 using Counting = sdk::OptimizerAdapter<CountingOptimizer>;

@@ -1,9 +1,11 @@
 // `dopant ab`: parse the options (with range checks), validate the run file, run the
 // interleaved session through the chosen backend, compare, then print the table and write
-// every requested report at once.
+// every requested report at once. Under mpirun every rank runs the session in process and
+// rank 0 alone reports.
 
 #include "ab_command.hpp"
 
+#include "mpi_launch.hpp"
 #include "reports.hpp"
 #include "session.hpp"
 
@@ -143,8 +145,16 @@ int command_ab(const std::vector<std::string>& args, const std::string& self_exe
   if (variants.size() < 2) {
     throw std::invalid_argument(options.config_file + ": no [variants.NAME] tables to compare with the base");
   }
+  // Under mpirun a fresh process could not join the ranks' job: every rank runs the same
+  // schedule in its own process, and rank 0 alone prints and writes.
+  AbSettings settings = options.settings;
+  const bool reporting = workloads::mpirun_rank() == 0;
+  if (workloads::started_by_mpirun()) {
+    if (settings.timeout_seconds > 0) throw std::invalid_argument("--timeout applies to fresh processes, which mpirun runs cannot use");
+    settings.fresh_processes = false;
+  }
   std::unique_ptr<RunBackend> backend;
-  if (options.settings.fresh_processes) {
+  if (settings.fresh_processes) {
     if (self_executable.empty()) throw std::runtime_error("ab: the path of the dopant executable is unknown");
     backend = std::make_unique<ProcessBackend>(self_executable, plugin_paths, options.config_file,
                                                options.settings.timeout_seconds);
@@ -152,11 +162,12 @@ int command_ab(const std::vector<std::string>& args, const std::string& self_exe
     backend = std::make_unique<InProcessBackend>(loaded);
   }
 
-  ProgressLine progress(stderr_is_terminal());
+  ProgressLine progress(reporting && stderr_is_terminal());
   AbResult result;
-  result.settings = options.settings;
-  result.samples = collect_samples(*backend, options.config_file, variants, options.settings, progress);
-  result.metrics = compare_all(result.samples, options.settings.compare);
+  result.settings = settings;
+  result.samples = collect_samples(*backend, options.config_file, variants, settings, progress);
+  result.metrics = compare_all(result.samples, settings.compare);
+  if (!reporting) return 0;
 
   std::fputs(render_table(result).c_str(), stdout);  // first: a failed write keeps the table
   std::fflush(stdout);

@@ -147,7 +147,8 @@ RunOutput ProcessBackend::run(const std::string& variant) {
   const std::string json_path = folder_.path() + "/run.json";
   const std::string stderr_path = folder_.path() + "/stderr.txt";
   std::filesystem::remove(json_path);
-  std::vector<std::string> argv{executable_};
+  std::vector<std::string> argv = launcher_;
+  argv.push_back(executable_);
   for (const std::string& path : plugin_paths_) {
     argv.push_back("--plugin-path");
     argv.push_back(path);

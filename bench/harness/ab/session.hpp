@@ -101,7 +101,11 @@ class ProcessBackend : public RunBackend {
 
   RunOutput run(const std::string& variant) override;
 
+  // Words put before `dopant run` (e.g. `mpirun -np 2`), so every run starts under them.
+  void set_launcher(std::vector<std::string> launcher) { launcher_ = std::move(launcher); }
+
  private:
+  std::vector<std::string> launcher_;
   std::string executable_;
   std::vector<std::string> plugin_paths_;
   std::string config_file_;

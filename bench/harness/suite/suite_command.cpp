@@ -1,5 +1,6 @@
 // The built-in suite (see suite_command.hpp): each entry whose plugins are loaded runs as an
-// A/B in fresh processes through the harness's session, exactly like `dopant ab`.
+// A/B in fresh processes through the harness's session, exactly like `dopant ab`; an entry
+// with ranks runs each of them under `mpirun -np N`.
 #include "suite_command.hpp"
 
 #include "reports.hpp"
@@ -11,8 +12,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <stdexcept>
@@ -77,6 +80,36 @@ struct Row {
   std::string kind, metric, baseline, optimized, ratio, verdict;
 };
 
+// The path of `mpirun` on PATH, or "".
+std::string find_mpirun() {
+  const char* path = std::getenv("PATH");
+  std::string folders = path == nullptr ? "" : path;
+  for (size_t start = 0; start <= folders.size();) {
+    const size_t end = std::min(folders.find(':', start), folders.size());
+    const std::string candidate = folders.substr(start, end - start) + "/mpirun";
+    if (end > start && access(candidate.c_str(), X_OK) == 0) return candidate;
+    start = end + 1;
+  }
+  return "";
+}
+
+// `mpirun -np N`, oversubscribed (the suite runs on small machines), as root when we are.
+std::vector<std::string> mpirun_launcher(const std::string& mpirun, uint32_t ranks) {
+  std::vector<std::string> words{mpirun, "--oversubscribe"};
+  if (geteuid() == 0) words.emplace_back("--allow-run-as-root");
+#ifdef DOPANT_SANITIZED
+  // Open MPI's own allocations in its unloaded components read as leaks to LeakSanitizer
+  // (scripts/check-sanitized.sh); the ranks keep every other check.
+  const char* asan = std::getenv("ASAN_OPTIONS");
+  words.emplace_back("-x");
+  words.push_back("ASAN_OPTIONS=" + std::string(asan != nullptr ? asan : "") + (asan != nullptr ? ":" : "") +
+                  "detect_leaks=0");
+#endif
+  words.emplace_back("-np");
+  words.push_back(std::to_string(ranks));
+  return words;
+}
+
 // Why an entry cannot run, or empty when it can.
 std::string skip_reason(const SuiteEntry& entry, const std::vector<std::string>& loaded) {
   const bool has_baseline = contains(loaded, entry.baseline), has_optimized = contains(loaded, entry.optimized);
@@ -85,6 +118,9 @@ std::string skip_reason(const SuiteEntry& entry, const std::vector<std::string>&
   }
   if (!has_baseline) return "skipped: plugin `" + entry.baseline + "` is not installed";
   if (!has_optimized) return "skipped: plugin `" + entry.optimized + "` is not installed";
+  if (entry.ranks != 0 && find_mpirun().empty()) {
+    return "skipped: mpirun not found (this row runs under mpirun -np " + std::to_string(entry.ranks) + ")";
+  }
   return "";
 }
 
@@ -111,7 +147,11 @@ class TemporaryRunFile {
 Row measure(const SuiteEntry& entry, const SuiteSettings& settings, const std::string& self_executable,
             const std::vector<std::string>& plugin_paths) {
   const TemporaryRunFile run_file(scaled_run_file(entry.run_file, settings.scale));
-  ab::ProcessBackend backend(self_executable, plugin_paths, run_file.path(), settings.timeout_seconds);
+  // Under mpirun the ranks need dopant's real path: /proc/self/exe would be mpirun there.
+  const std::string executable =
+      entry.ranks != 0 ? std::filesystem::canonical(self_executable).string() : self_executable;
+  ab::ProcessBackend backend(executable, plugin_paths, run_file.path(), settings.timeout_seconds);
+  if (entry.ranks != 0) backend.set_launcher(mpirun_launcher(find_mpirun(), entry.ranks));
   ab::AbSettings ab_settings;
   ab_settings.repetitions = settings.repetitions;
   ab::ProgressLine progress(ab::stderr_is_terminal());

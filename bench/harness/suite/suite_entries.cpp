@@ -32,6 +32,32 @@ plugin = "adamw-chunked-offload"
 chunk = "16MiB"
 )";
 
+// Megatron's all-gather dispatch against wide EP's all-to-all-v on two ranks, top-2 of 16
+// Zipf-skewed experts, hidden 128: wideep sends a token only to the ranks that serve it.
+// The headline is the bytes that leave the ranks per token (exact, not a timing).
+const char* const kParallelRun = R"(
+[run]
+workload = "moe-dispatch"
+repetitions = 3
+
+[device]
+kind = "cpu"
+
+[workload]
+tokens_per_rank = {scale:1024}
+hidden = 128
+experts = 16
+top_k = 2
+zipf = 1.2
+iterations = 3
+
+[parallel]
+plugin = "megatron"
+
+[variants.optimized.parallel]
+plugin = "wideep"
+)";
+
 }  // namespace
 
 const std::vector<SuiteEntry>& suite_entries() {
@@ -40,7 +66,7 @@ const std::vector<SuiteEntry>& suite_entries() {
       {"router", "topk", "replay-delta", "", ""},
       {"sandbox", "spawn", "pbox", "", ""},
       {"checkpoint", "gather", "stream", "", ""},
-      {"parallel", "megatron", "wideep", "", ""},
+      {"parallel", "megatron", "wideep", "bytes_per_token", kParallelRun, 2},
   };
   return entries;
 }

@@ -2,6 +2,7 @@
 // metric that shows the optimization, and the run file that measures it at laptop scale.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,8 @@ struct SuiteEntry {
   // stands for N multiplied by the suite's scale, rounded, at least 1. Empty while the
   // kind's workload is not built.
   std::string run_file;
+  // 0: one process; N: each run under `mpirun -np N` (skipped when mpirun is not found).
+  uint32_t ranks = 0;
 };
 
 const std::vector<SuiteEntry>& suite_entries();

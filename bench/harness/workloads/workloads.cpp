@@ -5,6 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "moe_dispatch.hpp"
 #include "optimizer_step.hpp"
 #include "sandbox_transfer.hpp"
 
@@ -14,6 +15,7 @@ const std::vector<Workload>& builtin() {
   static const std::vector<Workload> workloads = {
       {&optimizer_step_decl, &run_optimizer_step},
       {&sandbox_transfer_decl, &run_sandbox_transfer},
+      {&moe_dispatch_decl, &run_moe_dispatch},
   };
   return workloads;
 }

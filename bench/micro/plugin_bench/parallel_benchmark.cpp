@@ -1,5 +1,5 @@
-// Standard input of the parallel kind, on one process: a single-rank topology (no
-// communicator), 2048 tokens of hidden 1024 fp32 routed top-2 over 8 experts; one iteration
+// Standard input of the parallel kind, on one process: a single-rank topology (the
+// host's world communicator, `local` outside mpirun), 2048 tokens of hidden 1024 fp32 routed top-2 over 8 experts; one iteration
 // is a dispatch plus a combine. Strategies that need several ranks report the reason and
 // are skipped; multi-rank runs belong to the MPI workloads.
 #include "bench_runtime.hpp"
@@ -19,13 +19,9 @@ void dispatch_combine(benchmark::State& state, const std::string& plugin) {
   dpt_instance* handle = dpt_plugin_instance_handle(instance.get());
   dpt_parallel_topology topology{};
   topology.struct_size = sizeof topology;
-  topology.world_size = 1;
-  topology.expert_parallel = 1;
-  topology.tensor_parallel = 1;
   topology.num_experts = kExperts;
   topology.top_k = kTopK;
   topology.hidden = kHidden;
-  topology.communicator_kind = "none";
   if (skip_on_error(state, table->setup(handle, &topology))) return;
 
   std::vector<float> tokens(kTokens * kHidden, 0.5f);
@@ -38,14 +34,19 @@ void dispatch_combine(benchmark::State& state, const std::string& plugin) {
   TensorView weights_view(weights.data(), kFloat32, {kTokens, kTopK});
   TensorView out_view(out.data(), kFloat32, {kTokens, kHidden});
   for (auto _ : state) {
-    dpt_dispatch_result result{};
-    result.struct_size = sizeof result;
-    if (skip_on_error(state, table->dispatch(handle, &tokens_view.tensor, &ids_view.tensor, &result, nullptr))) return;
+    dpt_dispatch_args dispatch{};
+    dispatch.struct_size = sizeof dispatch;
+    dispatch.tokens = &tokens_view.tensor;
+    dispatch.expert_ids = &ids_view.tensor;
+    dispatch.weights = &weights_view.tensor;
+    if (skip_on_error(state, table->dispatch(handle, &dispatch, nullptr))) return;
     // Identity experts: the received tokens are their own outputs.
-    if (skip_on_error(state, table->combine(handle, &result.expert_tokens, &weights_view.tensor, &out_view.tensor,
-                                            nullptr))) {
-      return;
-    }
+    dpt_combine_args combine{};
+    combine.struct_size = sizeof combine;
+    combine.exchange = dispatch.exchange;
+    combine.expert_outputs = &dispatch.expert_tokens;
+    combine.out = &out_view.tensor;
+    if (skip_on_error(state, table->combine(handle, &combine, nullptr))) return;
   }
   state.SetItemsProcessed(state.iterations() * kTokens);
 }

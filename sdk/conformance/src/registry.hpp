@@ -25,6 +25,7 @@ void register_router_checks(const Target& target);
 // Only for routers whose descriptor offers DPT_EXT_ROUTER_REPLAY.
 void register_router_replay_checks(const Target& target);
 void register_sandbox_checks(const Target& target);
+void register_parallel_checks(const Target& target);
 void register_checkpoint_checks(const Target& target);
 
 }  // namespace dopant::conformance

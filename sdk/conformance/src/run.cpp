@@ -2,6 +2,7 @@
 // id on the default search path), registers their checks and runs them with GoogleTest.
 #include <dopant/conformance.hpp>
 #include <dopant/draft/checkpoint.h>
+#include <dopant/draft/parallel.h>
 #include <dopant/draft/router.h>
 
 #include "kinds.hpp"
@@ -78,6 +79,7 @@ void register_checks(const Target& target) {
     if (target.info->descriptor->get_extension(DPT_EXT_ROUTER_REPLAY) != nullptr) register_router_replay_checks(target);
   }
   if (std::strcmp(kind, DPT_KIND_SANDBOX) == 0) register_sandbox_checks(target);
+  if (std::strcmp(kind, DPT_KIND_PARALLEL) == 0) register_parallel_checks(target);
   if (std::strcmp(kind, DPT_KIND_CHECKPOINT) == 0) register_checkpoint_checks(target);
   // Parallel strategies get the generic checks only: theirs need a communicator.
 }

@@ -3,11 +3,12 @@
 //   class MyStrategy {
 //    public:
 //     MyStrategy(const dpt_host* host, const sdk::Config& config);
+//     void layout(dpt_parallel_layout_args& args);   // fills the out fields
+//     void shard(dpt_parallel_shard_args& args);     // fills offset and extent
 //     void setup(const dpt_parallel_topology& topology);
-//     dpt_dispatch_result dispatch(const DLTensor& tokens, const DLTensor& expert_ids,
-//                                  dpt_stream* stream);
-//     void combine(const DLTensor& expert_outputs, const DLTensor& weights, DLTensor& out,
-//                  dpt_stream* stream);
+//     void dispatch(dpt_dispatch_args& args, dpt_stream* stream);  // fills the out fields
+//     void combine(dpt_combine_args& args, dpt_stream* stream);    // consumes args.exchange
+//     void release(dpt_parallel_exchange* exchange) noexcept;
 //   };
 #pragma once
 
@@ -24,31 +25,45 @@ struct ParallelAdapter {
   using Table = dpt_parallel_draft;
   static constexpr const char* kind = DPT_KIND_PARALLEL;
 
+  // An in/out args slot: the struct read and widened, handed to `method`, written back up
+  // to the caller's size.
+  template <typename Args, typename Method>
+  static dpt_error* in_out(dpt_instance* handle, Args* args, size_t min_size, const char* what,
+                           Method method) noexcept {
+    return call_instance<T>(handle, [&](T& self, const dpt_host*) {
+      Args copy = read_struct(static_cast<const Args*>(args), min_size, what);
+      method(self, copy);
+      write_struct(args, copy, min_size, what);
+    });
+  }
+
+  static dpt_error* layout(dpt_instance* handle, dpt_parallel_layout_args* args) noexcept {
+    return in_out(handle, args, DPT_PARALLEL_LAYOUT_ARGS_DRAFT_SIZE, "layout args",
+                  [](T& self, dpt_parallel_layout_args& a) { self.layout(a); });
+  }
+  static dpt_error* shard(dpt_instance* handle, dpt_parallel_shard_args* args) noexcept {
+    return in_out(handle, args, DPT_PARALLEL_SHARD_ARGS_DRAFT_SIZE, "shard args",
+                  [](T& self, dpt_parallel_shard_args& a) { self.shard(a); });
+  }
   static dpt_error* setup(dpt_instance* handle, const dpt_parallel_topology* topology) noexcept {
     return call_instance<T>(handle, [&](T& self, const dpt_host*) {
       self.setup(read_struct(topology, DPT_PARALLEL_TOPOLOGY_DRAFT_SIZE, "topology"));
     });
   }
-  static dpt_error* dispatch(dpt_instance* handle, const DLTensor* tokens,
-                             const DLTensor* expert_ids, dpt_dispatch_result* out,
-                             dpt_stream* stream) noexcept {
-    return call_instance<T>(handle, [&](T& self, const dpt_host*) {
-      require(tokens != nullptr && expert_ids != nullptr, "dispatch: tensors must be non-NULL");
-      write_struct(out, self.dispatch(*tokens, *expert_ids, stream),
-                   DPT_DISPATCH_RESULT_DRAFT_SIZE, "dispatch result");
-    });
+  static dpt_error* dispatch(dpt_instance* handle, dpt_dispatch_args* args, dpt_stream* stream) noexcept {
+    return in_out(handle, args, DPT_DISPATCH_ARGS_DRAFT_SIZE, "dispatch args",
+                  [&](T& self, dpt_dispatch_args& a) { self.dispatch(a, stream); });
   }
-  static dpt_error* combine(dpt_instance* handle, const DLTensor* expert_outputs,
-                            const DLTensor* weights, DLTensor* out, dpt_stream* stream) noexcept {
-    return call_instance<T>(handle, [&](T& self, const dpt_host*) {
-      require(expert_outputs != nullptr && weights != nullptr && out != nullptr,
-              "combine: tensors must be non-NULL");
-      self.combine(*expert_outputs, *weights, *out, stream);
-    });
+  static dpt_error* combine(dpt_instance* handle, dpt_combine_args* args, dpt_stream* stream) noexcept {
+    return in_out(handle, args, DPT_COMBINE_ARGS_DRAFT_SIZE, "combine args",
+                  [&](T& self, dpt_combine_args& a) { self.combine(a, stream); });
+  }
+  static void release(dpt_instance* handle, dpt_parallel_exchange* exchange) noexcept {
+    if (exchange != nullptr) instance_of<T>(handle)->object.release(exchange);
   }
 
-  static constexpr dpt_parallel_draft table{DPT_PARALLEL_DRAFT_SIZE, &create_instance<T>,
-                                         &destroy_instance<T>, &setup, &dispatch, &combine};
+  static constexpr dpt_parallel_draft table{DPT_PARALLEL_DRAFT_SIZE, &create_instance<T>, &destroy_instance<T>,
+                                            &layout, &shard, &setup, &dispatch, &combine, &release};
 };
 
 }  // namespace dopant::sdk

@@ -37,6 +37,14 @@ const std::vector<Allowed>& allow_list() {
       {"torch.distributed._shard.sharded_tensor.metadata", {"TensorProperties", "MEM_FORMAT_ENCODING"}},
       {"torch.distributed.checkpoint.filesystem", {"_StorageInfo"}},
       {"torch.distributed._shard.checkpoint.filesystem", {"_StorageInfo"}},
+      // Megatron's legacy checkpoint (model_optim_rng.pt): its `args` and the numpy random
+      // state in `rng_state` (an ndarray rebuilt from latin-1 text that _codecs.encode makes
+      // bytes under protocol 2), all kept as inert nodes like every other value.
+      {"argparse", {"Namespace"}},
+      {"_codecs", {"encode"}},
+      {"numpy", {"ndarray", "dtype"}},
+      {"numpy.core.multiarray", {"_reconstruct"}},
+      {"numpy._core.multiarray", {"_reconstruct"}},
   };
   return list;
 }

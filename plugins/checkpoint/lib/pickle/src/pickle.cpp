@@ -339,7 +339,10 @@ class Machine {
         const Node* state = pop();
         if (stack_.size() <= floor()) bad("BUILD on an empty stack");
         const Node* node = stack_.back();
-        if (node->kind != Node::Kind::object && node->kind != Node::Kind::dict) bad("BUILD on a value that is not an object");
+        // numpy's arrays and dtypes are REDUCE results that BUILD then fills: calls take a state too.
+        if (node->kind != Node::Kind::object && node->kind != Node::Kind::dict && node->kind != Node::Kind::call) {
+          bad("BUILD on a value that is not an object");
+        }
         const_cast<Node*>(node)->state = state;
         break;
       }

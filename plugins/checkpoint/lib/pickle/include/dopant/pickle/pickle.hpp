@@ -40,7 +40,7 @@ struct Node {
   std::string text;
   std::string name;
   std::vector<const Node*> items;
-  const Node* state = nullptr;  // BUILD's argument, for objects and dicts (an OrderedDict's attributes)
+  const Node* state = nullptr;  // BUILD's argument, for objects, calls (numpy's) and dicts (an OrderedDict's attributes)
 
   // "module.name" of a global, or of the global a call or object is made from; "" otherwise.
   std::string qualified_name() const;

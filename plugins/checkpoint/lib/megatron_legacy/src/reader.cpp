@@ -132,13 +132,12 @@ struct Local {
   size_t file = 0;  // index into files_
 };
 
-// One rank file, parsed: its layout and its model chunks' tensors by (local) name.
+// What the merge needs of one rank file (its pickle is dropped once this is taken out, so
+// memory follows the tensor count, not the pickles' size).
 struct RankFile {
   Layout layout;
   std::vector<std::vector<std::pair<std::string, Local>>> chunks;  // [virtual chunk] -> tensors in file order
-  const Node* args = nullptr;
-  pickle::Document document;
-  std::string iteration, version;
+  sdk::Metadata scalars;  // iteration, checkpoint_version and the scalar args, as text
 };
 
 void collect(const Node& dict, const std::string& prefix, int depth, const std::string& what,
@@ -197,16 +196,26 @@ Reader::Reader(const std::string& path) {
     std::string bytes(pickle_entry->second.length, '\0');
     input.read(bytes.data(), bytes.size(), pickle_entry->second.offset);
     RankFile rank;
-    rank.document = pickle::read(bytes, input.path());
-    const Node& root = rank.document.root();
+    const pickle::Document document = pickle::read(bytes, input.path());
+    const Node& root = document.root();
     if (root.kind != Kind::dict) bad(input.path() + ": not a Megatron checkpoint (its pickle is not a dict)");
-    rank.args = root.find("args");
-    if (rank.args == nullptr || rank.args->kind != Kind::object || rank.args->qualified_name() != "argparse.Namespace") {
+    const Node* args = root.find("args");
+    if (args == nullptr || args->kind != Kind::object || args->qualified_name() != "argparse.Namespace") {
       bad(input.path() + ": no `args` (an argparse.Namespace) to say its parallel layout");
     }
-    rank.layout = layout_of(*rank.args, input.path());
-    if (const Node* iteration = root.find("iteration")) rank.iteration = scalar_text(*iteration);
-    if (const Node* version = root.find("checkpoint_version")) rank.version = scalar_text(*version);
+    rank.layout = layout_of(*args, input.path());
+    for (const char* key : {"iteration", "checkpoint_version"}) {
+      if (const Node* value = root.find(key)) rank.scalars.emplace_back(key, scalar_text(*value));
+    }
+    for (size_t i = 0; args->state != nullptr && i + 1 < args->state->items.size(); i += 2) {
+      const Node& name = *args->state->items[i];
+      const Node& value = *args->state->items[i + 1];
+      if (name.kind == Kind::string && (value.kind == Kind::none || value.kind == Kind::boolean ||
+                                        value.kind == Kind::integer || value.kind == Kind::floating ||
+                                        value.kind == Kind::string)) {
+        rank.scalars.emplace_back("args." + name.text, scalar_text(value));
+      }
+    }
     std::vector<const Node*> models;
     if (const Node* model = root.find("model")) models.push_back(model);
     for (size_t v = 0; const Node* model = root.find("model" + std::to_string(v)); ++v) models.push_back(model);
@@ -416,20 +425,9 @@ Reader::Reader(const std::string& path) {
     file_of_.push_back(std::move(files_of_chunks));
   }
 
-  const RankFile& first_rank = rank(0, 0, 0);
-  listing_.metadata = {{"format", "megatron-legacy"},
-                       {"folder", folder},
-                       {"iteration", first_rank.iteration},
-                       {"checkpoint_version", first_rank.version}};
-  const Node* args = first_rank.args->state;
-  for (size_t i = 0; args != nullptr && args->kind == Kind::dict && i + 1 < args->items.size(); i += 2) {
-    const Node& value = *args->items[i + 1];
-    if (args->items[i]->kind != Kind::string) continue;
-    if (value.kind == Kind::none || value.kind == Kind::boolean || value.kind == Kind::integer ||
-        value.kind == Kind::floating || value.kind == Kind::string) {
-      listing_.metadata.emplace_back("args." + args->items[i]->text, scalar_text(value));
-    }
-  }
+  listing_.metadata = {{"format", "megatron-legacy"}, {"folder", folder}};
+  const sdk::Metadata& scalars = rank(0, 0, 0).scalars;
+  listing_.metadata.insert(listing_.metadata.end(), scalars.begin(), scalars.end());
   listing_.seal();
 }
 

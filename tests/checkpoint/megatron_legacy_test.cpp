@@ -4,7 +4,8 @@
 // NAME.expected.safetensors, read by the safetensors reader). Dense TP 2 × PP 2 with tensors
 // at storage offsets, MoE TP 2 × EP 2, MoE TP 1 × EP 2 × PP 2 with a virtual pipeline. A
 // missing rank folder, shapes that disagree across TP ranks, a name held twice, a hostile
-// pickle and a truncated rank file are refused by name.
+// pickle, a nested dict shared under two keys and a truncated rank file are refused by
+// name.
 #include "dopant/megatron_legacy/parameter_names.hpp"
 #include "dopant/megatron_legacy/reader.hpp"
 
@@ -204,6 +205,15 @@ TEST(MegatronLegacyBad, APickleThatCallsSystemIsRefusedNamingTheRankFile) {
   EXPECT_NE(refusal.message.find("bad_hostile/iter_0000010/mp_rank_00/model_optim_rng.pt: byte "), std::string::npos)
       << refusal.message;
   EXPECT_NE(refusal.message.find("global `posix.system` is not on the allow-list; nothing was executed"),
+            std::string::npos)
+      << refusal.message;
+}
+
+TEST(MegatronLegacyBad, ADictSharedUnderTwoKeysIsRefused) {
+  const Refusal refusal = refusal_of(kFixtures / "bad_shared_dict");
+  EXPECT_EQ(refusal.code, DPT_DATA_LOSS);
+  EXPECT_NE(refusal.message.find("bad_shared_dict/iter_0000010/mp_rank_00/model_optim_rng.pt: model: a dict appears "
+                                 "twice in the state dict (not a tree)"),
             std::string::npos)
       << refusal.message;
 }

@@ -140,17 +140,22 @@ struct RankFile {
   sdk::Metadata scalars;  // iteration, checkpoint_version and the scalar args, as text
 };
 
+// The tensors of a (nested) state dict, named by their joined keys. The memo lets a pickle
+// share one dict under many keys, which would make the walk exponential: a state dict is a
+// tree, so a dict met twice is refused.
 void collect(const Node& dict, const std::string& prefix, int depth, const std::string& what,
              const std::map<std::string, dcp::ArchiveEntry>& entries, const std::string& pickle_entry, size_t file,
-             std::vector<std::pair<std::string, Local>>& out, std::set<std::string>& seen) {
+             std::vector<std::pair<std::string, Local>>& out, std::set<std::string>& seen,
+             std::set<const Node*>& dicts) {
   if (depth > kMaxNesting) bad(what + ": state dict nested deeper than " + std::to_string(kMaxNesting));
+  if (!dicts.insert(&dict).second) bad(what + ": a dict appears twice in the state dict (not a tree)");
   for (size_t i = 0; i + 1 < dict.items.size(); i += 2) {
     if (dict.items[i]->kind != Kind::string) bad(what + ": a state dict key is not a string");
     const std::string name = prefix + dict.items[i]->text;
     const Node& value = *dict.items[i + 1];
     const std::string label = what + ": tensor " + quote_name(name);
     if (value.kind == Kind::dict) {
-      collect(value, name + ".", depth + 1, what, entries, pickle_entry, file, out, seen);
+      collect(value, name + ".", depth + 1, what, entries, pickle_entry, file, out, seen, dicts);
     } else if (dcp::is_stored_tensor(value)) {
       if (name.size() >= 13 && name.compare(name.size() - 13, 13, "._extra_state") == 0) continue;  // TE's own state
       if (!seen.insert(name).second) bad(label + " is listed twice (duplicate tensor name)");
@@ -224,8 +229,9 @@ Reader::Reader(const std::string& path) {
       const std::string what = input.path() + ": model" + (models.size() > 1 ? std::to_string(v) : "");
       if (models[v]->kind != Kind::dict) bad(what + " is not a dict");
       std::set<std::string> seen;
+      std::set<const Node*> dicts;
       rank.chunks.emplace_back();
-      collect(*models[v], "", 0, what, entries, pickle_entry->first, files_.size() - 1, rank.chunks.back(), seen);
+      collect(*models[v], "", 0, what, entries, pickle_entry->first, files_.size() - 1, rank.chunks.back(), seen, dicts);
     }
     return rank;
   };

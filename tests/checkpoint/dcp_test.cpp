@@ -1,7 +1,8 @@
 // The DCP reader on a checkpoint PyTorch 1.13 wrote (fixtures/make_pickle_fixtures.py):
 // tensors, dtypes, shapes and chunks come from .metadata, and each chunk reads back the
-// bytes the script stored. A truncated .distcp, a metadata range outside its file, a
-// missing file and a dtype that disagrees with the stored item are refused by name.
+// bytes the script stored. A truncated .distcp, a metadata length past the end of its file,
+// a missing file, a dtype that disagrees with the stored item and a tensor listed twice are
+// refused by name.
 #include "dopant/dcp/reader.hpp"
 #include "dopant/dcp/torch_archive.hpp"
 
@@ -76,6 +77,35 @@ TEST_F(DcpTest, ATruncatedItemFileIsRefusedNamingIt) {
                                          "outside the file (100 bytes)"),
             std::string::npos)
       << message;
+}
+
+// The file is whole, but the metadata (as PyTorch pickles it) gives the item 4096 more bytes.
+TEST(DcpDamaged, AMetadataLengthPastTheEndOfTheFileIsRefused) {
+  const fs::path folder = fs::path(DOPANT_PICKLE_FIXTURES) / "dcp_bad_length";
+  try {
+    Reader reader(folder.string());
+    FAIL() << "opened";
+  } catch (const sdk::Error& e) {
+    EXPECT_EQ(e.code(), DPT_DATA_LOSS);
+    EXPECT_NE(std::string(e.what()).find((folder / "__0_0.distcp").string() +
+                                         ": the metadata puts tensor `embed.weight` chunk at [0, 0] at bytes [0, 4843), "
+                                         "outside the file (747 bytes)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(DcpDamaged, ATensorListedTwiceIsRefused) {
+  const fs::path folder = fs::path(DOPANT_PICKLE_FIXTURES) / "dcp_duplicate";
+  try {
+    Reader reader(folder.string());
+    FAIL() << "opened";
+  } catch (const sdk::Error& e) {
+    EXPECT_EQ(e.code(), DPT_DATA_LOSS);
+    EXPECT_NE(std::string(e.what()).find((folder / ".metadata").string() + ": tensor `embed.weight` is listed twice"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST_F(DcpTest, AMissingItemFileIsRefusedNamingIt) {

@@ -1,6 +1,6 @@
 // `dopant inspect`: the built-in checkpoint plugins list a DCP checkpoint written by
-// PyTorch 1.13 and a safetensors file written by Python; a path no plugin reads fails
-// with every plugin's reason.
+// PyTorch 1.13, a Megatron legacy checkpoint and a safetensors file written by Python; a
+// path no plugin reads fails with every plugin's reason.
 #include "command_output.hpp"
 
 #include <gtest/gtest.h>
@@ -25,6 +25,22 @@ TEST(CliInspect, ListsADcpCheckpointWithItsChunks) {
   EXPECT_NE(out.find(" + 24 bytes\n"), std::string::npos) << out;  // 6 fp32
 }
 
+TEST(CliInspect, ListsAMegatronLegacyCheckpointWithItsRanksMerged) {
+  const std::string root = kFixtures + "/legacy/llama_tp2_pp2";
+  const auto [out, status] = command_output(std::string(DOPANT_CLI) + " inspect " + root);
+  EXPECT_EQ(status, 0) << out;
+  EXPECT_NE(out.find("llama_tp2_pp2: 31 tensors (read by `megatron-legacy`)\n"), std::string::npos) << out;
+  // Layer 1 of stage 1 is global layer 3; its fc2 is split by columns over the two TP ranks.
+  EXPECT_NE(out.find("\ndecoder.layers.3.mlp.linear_fc2.weight  bf16  [8, 6]  2 chunks\n  [0, 0] + [8, 3]  " + root +
+                     "/iter_0000010/mp_rank_00_001/model_optim_rng.pt @ "),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("\n  [0, 3] + [8, 3]  " + root + "/iter_0000010/mp_rank_01_001/model_optim_rng.pt @ "),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("\nmetadata args.num_query_groups = 2\n"), std::string::npos) << out;
+}
+
 TEST(CliInspect, ListsASafetensorsFileAndItsMetadata) {
   const auto [out, status] = command_output(std::string(DOPANT_CLI) + " inspect " + kFixtures + "/python_small.safetensors");
   EXPECT_EQ(status, 0) << out;
@@ -40,6 +56,9 @@ TEST(CliInspect, APathNoPluginReadsFailsWithEveryReason) {
   EXPECT_EQ(status, 1) << out;
   EXPECT_NE(out.find("make_pickle_fixtures.py: no checkpoint plugin reads it\n"), std::string::npos) << out;
   EXPECT_NE(out.find("\n  dcp: "), std::string::npos) << out;
+  EXPECT_NE(out.find("\n  megatron-legacy: " + kFixtures + "/make_pickle_fixtures.py: not a Megatron legacy checkpoint"),
+            std::string::npos)
+      << out;
   EXPECT_NE(out.find("\n  safetensors: " + kFixtures + "/make_pickle_fixtures.py: header of "), std::string::npos) << out;
 }
 

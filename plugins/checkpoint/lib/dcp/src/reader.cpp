@@ -32,19 +32,6 @@ using Kind = Node::Kind;
 constexpr uint64_t kMaxMetadataBytes = 1ull << 30;  // the .metadata pickle
 constexpr uint64_t kMaxItemPickleBytes = 1ull << 20; // one item's data.pkl
 
-struct TorchDType {
-  const char* name;     // torch.NAME
-  const char* storage;  // torch.STORAGE, the typed storage torch.save names
-  DLDataType dl;
-};
-constexpr TorchDType kDTypes[] = {
-    {"float64", "DoubleStorage", {kDLFloat, 64, 1}}, {"float32", "FloatStorage", sdk::kFloat32},
-    {"float16", "HalfStorage", sdk::kFloat16},       {"bfloat16", "BFloat16Storage", sdk::kBFloat16},
-    {"int64", "LongStorage", sdk::kInt64},           {"int32", "IntStorage", sdk::kInt32},
-    {"int16", "ShortStorage", {kDLInt, 16, 1}},      {"int8", "CharStorage", {kDLInt, 8, 1}},
-    {"uint8", "ByteStorage", {kDLUInt, 8, 1}},       {"bool", "BoolStorage", sdk::kBool},
-};
-
 bool is_dcp(const std::string& qualified, const char* module_tail, const char* name) {
   for (const char* module : {"torch.distributed.checkpoint.", "torch.distributed._shard.checkpoint."}) {
     if (qualified == std::string(module) + module_tail + "." + name) return true;
@@ -91,10 +78,8 @@ class MetadataReader {
     } else if (properties.state != nullptr) {
       dtype = properties.state->find("dtype");
     }
-    if (dtype != nullptr && dtype->kind == Kind::global && dtype->text == "torch") {
-      for (const TorchDType& known : kDTypes) {
-        if (dtype->name == known.name) return known;
-      }
+    if (dtype != nullptr && dtype->kind == Kind::global && dtype->text == "torch" && torch_dtype(dtype->name)) {
+      return *torch_dtype(dtype->name);
     }
     bad(what + ": dtype " + (dtype != nullptr ? quote_name(dtype->qualified_name()) : std::string("(none)")) +
         " is not one dopant reads");
@@ -179,7 +164,6 @@ Reader::Reader(const std::string& folder) {
     }
     if (!names.insert(name).second) m.bad(label + " is listed twice");
     const TorchDType& dtype = m.dtype(m.field(entry, "properties", label), label);
-    const uint64_t item_bytes = sdk::element_bytes(dtype.dl);
     sdk::CheckpointListing::Tensor tensor{name, dtype.dl, m.torch_size(m.field(entry, "size", label), label + ": size"), {}};
     const Node& chunks = m.field(entry, "chunks", label);
     if (chunks.kind != Kind::list) m.bad(label + ": `chunks` must be a list");
@@ -221,39 +205,16 @@ Reader::Reader(const std::string& folder) {
       std::string item_pickle(pickle_entry->second.length, '\0');
       input.read(item_pickle.data(), item_pickle.size(), pickle_entry->second.offset);
       const pickle::Document rebuilt = pickle::read(item_pickle, item_what);
-      const Node& call = rebuilt.root();
+      const StoredTensor item_tensor = stored_tensor(rebuilt.root(), entries, pickle_entry->first, item_what);
       const MetadataReader r(item_what);
-      if (call.kind != Kind::call || call.qualified_name() != "torch._utils._rebuild_tensor_v2" ||
-          call.items[1]->items.size() < 4 || call.items[1]->items[0]->kind != Kind::persistent_id) {
-        r.bad("not a torch.save of one tensor");
+      if (item_tensor.dtype != &dtype) {
+        r.bad("dtype mismatch: the metadata says " + std::string(dtype.name) + ", the stored item is torch." +
+              item_tensor.dtype->storage);
       }
-      const auto& args = call.items[1]->items;
-      const Node& id = *args[0]->items[0];  // ("storage", torch.XStorage, key, location, numel)
-      if (id.kind != Kind::tuple || id.items.size() != 5 || id.items[1]->kind != Kind::global) r.bad("bad storage id");
-      if (id.items[1]->name != dtype.storage) {
-        r.bad("dtype mismatch: the metadata says " + std::string(dtype.name) + ", the stored item is " +
-              id.items[1]->qualified_name());
-      }
-      const std::string& key = r.text(*id.items[2], "storage key");
-      const uint64_t storage_elements = static_cast<uint64_t>(r.integer(*id.items[4], "storage size"));
-      const uint64_t storage_offset = static_cast<uint64_t>(r.integer(*args[1], "storage offset"));
-      if (r.integers(*args[2], "size") != chunk.sizes) r.bad("its shape differs from the chunk's sizes in the metadata");
-      std::vector<int64_t> row_major(chunk.sizes.size(), 1);
-      for (size_t d = chunk.sizes.size(); d-- > 1;) row_major[d - 1] = row_major[d] * chunk.sizes[d];
-      const std::vector<int64_t> strides = r.integers(*args[3], "stride");
-      for (size_t d = 0; d < strides.size() && d < row_major.size(); ++d) {
-        if (chunk.sizes[d] != 1 && strides[d] != row_major[d]) r.bad("its strides are not row-major");
-      }
-      const std::string data_name = pickle_entry->first.substr(0, pickle_entry->first.size() - 8) + "data/" + key;
-      const auto data = entries.find(data_name);
-      if (data == entries.end()) r.bad("no " + quote_name(data_name) + " in its archive");
-      if (storage_offset > storage_elements || elements > storage_elements - storage_offset ||
-          data->second.length != storage_elements * item_bytes) {
-        r.bad("its storage of " + std::to_string(data->second.length) + " bytes does not hold the chunk");
-      }
+      if (item_tensor.shape != chunk.sizes) r.bad("its shape differs from the chunk's sizes in the metadata");
       chunk.file = input.path();
-      chunk.byte_offset = data->second.offset + storage_offset * item_bytes;
-      chunk.byte_length = elements * item_bytes;
+      chunk.byte_offset = item_tensor.byte_offset;
+      chunk.byte_length = item_tensor.byte_length;
       files_of_chunks.push_back(file_index_.at(item.file));
       tensor.chunks.push_back(std::move(chunk));
     }

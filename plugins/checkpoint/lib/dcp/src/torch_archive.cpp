@@ -1,10 +1,12 @@
 // Finding the entries of a stored zip inside a byte range: the end-of-central-directory
 // record (ZIP64 when the counts overflow), the central directory, and each local header,
 // every offset checked against the range. Formats from PKWARE's APPNOTE.TXT; all fields
-// little-endian.
+// little-endian. Then a data.pkl tensor record located in its storage entry.
 #include "dopant/dcp/torch_archive.hpp"
 
 #include <dopant/sdk/errors.hpp>
+#include <dopant/sdk/tensors.hpp>
+#include <dopant/support/text.hpp>
 
 #include <algorithm>
 #include <string>
@@ -30,7 +32,81 @@ uint64_t le(const unsigned char* p, int bytes) {
   return value;
 }
 
+using Kind = pickle::Node::Kind;
+
+constexpr TorchDType kDTypes[] = {
+    {"float64", "DoubleStorage", {kDLFloat, 64, 1}}, {"float32", "FloatStorage", sdk::kFloat32},
+    {"float16", "HalfStorage", sdk::kFloat16},       {"bfloat16", "BFloat16Storage", sdk::kBFloat16},
+    {"int64", "LongStorage", sdk::kInt64},           {"int32", "IntStorage", sdk::kInt32},
+    {"int16", "ShortStorage", {kDLInt, 16, 1}},      {"int8", "CharStorage", {kDLInt, 8, 1}},
+    {"uint8", "ByteStorage", {kDLUInt, 8, 1}},       {"bool", "BoolStorage", sdk::kBool},
+};
+
+std::vector<int64_t> non_negative_integers(const pickle::Node& tuple, const std::string& what) {
+  if (tuple.kind != Kind::tuple) sdk::fail(DPT_DATA_LOSS, what + " must be a tuple of integers");
+  std::vector<int64_t> values;
+  for (const pickle::Node* item : tuple.items) {
+    if (item->kind != Kind::integer || item->integer < 0) sdk::fail(DPT_DATA_LOSS, what + " must be non-negative integers");
+    values.push_back(item->integer);
+  }
+  return values;
+}
+
 }  // namespace
+
+const TorchDType* torch_dtype(std::string_view name) {
+  for (const TorchDType& known : kDTypes) {
+    if (name == known.name) return &known;
+  }
+  return nullptr;
+}
+
+bool is_stored_tensor(const pickle::Node& node) {
+  return node.kind == Kind::call && node.qualified_name() == "torch._utils._rebuild_tensor_v2";
+}
+
+StoredTensor stored_tensor(const pickle::Node& call, const std::map<std::string, ArchiveEntry>& entries,
+                           const std::string& pickle_entry, const std::string& what) {
+  const auto bad = [&](const std::string& why) { sdk::fail(DPT_DATA_LOSS, what + ": " + why); };
+  if (!is_stored_tensor(call) || call.items[1]->items.size() < 4 ||
+      call.items[1]->items[0]->kind != Kind::persistent_id) {
+    bad("not a torch.save of one tensor");
+  }
+  const auto& args = call.items[1]->items;
+  const pickle::Node& id = *args[0]->items[0];  // ("storage", torch.XStorage, key, location, numel)
+  if (id.kind != Kind::tuple || id.items.size() != 5 || id.items[1]->kind != Kind::global ||
+      id.items[2]->kind != Kind::string || id.items[4]->kind != Kind::integer || id.items[4]->integer < 0 ||
+      args[1]->kind != Kind::integer || args[1]->integer < 0) {
+    bad("bad storage id");
+  }
+  StoredTensor tensor;
+  for (const TorchDType& known : kDTypes) {
+    if (id.items[1]->text == "torch" && id.items[1]->name == known.storage) tensor.dtype = &known;
+  }
+  if (tensor.dtype == nullptr) bad("storage type " + quote_name(id.items[1]->qualified_name()) + " is not one dopant reads");
+  const uint64_t item_bytes = sdk::element_bytes(tensor.dtype->dl);
+  const uint64_t storage_elements = static_cast<uint64_t>(id.items[4]->integer);
+  const uint64_t storage_offset = static_cast<uint64_t>(args[1]->integer);
+  tensor.shape = non_negative_integers(*args[2], what + ": size");
+  const std::vector<int64_t> strides = non_negative_integers(*args[3], what + ": stride");
+  if (strides.size() != tensor.shape.size()) bad("its strides and shape differ in length");
+  // Row-major: stride[d] = product of shape[d+1..]; a dimension of extent 1 may have any stride.
+  uint64_t elements = 1;
+  for (size_t d = tensor.shape.size(); d-- > 0;) {
+    if (tensor.shape[d] != 1 && static_cast<uint64_t>(strides[d]) != elements) bad("its strides are not row-major");
+    if (__builtin_mul_overflow(elements, static_cast<uint64_t>(tensor.shape[d]), &elements)) bad("its size overflows");
+  }
+  const std::string data_name = pickle_entry.substr(0, pickle_entry.size() - 8) + "data/" + id.items[2]->text;
+  const auto data = entries.find(data_name);
+  if (data == entries.end()) bad("no " + quote_name(data_name) + " in its archive");
+  if (storage_offset > storage_elements || elements > storage_elements - storage_offset ||
+      data->second.length / item_bytes != storage_elements || data->second.length % item_bytes != 0) {
+    bad("its storage of " + std::to_string(data->second.length) + " bytes does not hold the tensor");
+  }
+  tensor.byte_offset = data->second.offset + storage_offset * item_bytes;
+  tensor.byte_length = elements * item_bytes;
+  return tensor;
+}
 
 std::map<std::string, ArchiveEntry> archive_entries(const checkpoint_io::InputFile& input, uint64_t offset,
                                                     uint64_t length) {

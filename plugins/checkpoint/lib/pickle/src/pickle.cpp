@@ -37,6 +37,14 @@ const std::vector<Allowed>& allow_list() {
       {"torch.distributed._shard.sharded_tensor.metadata", {"TensorProperties", "MEM_FORMAT_ENCODING"}},
       {"torch.distributed.checkpoint.filesystem", {"_StorageInfo"}},
       {"torch.distributed._shard.checkpoint.filesystem", {"_StorageInfo"}},
+      // Megatron's legacy checkpoint (model_optim_rng.pt): its `args` and the numpy random
+      // state in `rng_state` (an ndarray rebuilt from latin-1 text that _codecs.encode makes
+      // bytes under protocol 2), all kept as inert nodes like every other value.
+      {"argparse", {"Namespace"}},
+      {"_codecs", {"encode"}},
+      {"numpy", {"ndarray", "dtype"}},
+      {"numpy.core.multiarray", {"_reconstruct"}},
+      {"numpy._core.multiarray", {"_reconstruct"}},
   };
   return list;
 }
@@ -331,7 +339,10 @@ class Machine {
         const Node* state = pop();
         if (stack_.size() <= floor()) bad("BUILD on an empty stack");
         const Node* node = stack_.back();
-        if (node->kind != Node::Kind::object && node->kind != Node::Kind::dict) bad("BUILD on a value that is not an object");
+        // numpy's arrays and dtypes are REDUCE results that BUILD then fills: calls take a state too.
+        if (node->kind != Node::Kind::object && node->kind != Node::Kind::dict && node->kind != Node::Kind::call) {
+          bad("BUILD on a value that is not an object");
+        }
         const_cast<Node*>(node)->state = state;
         break;
       }

@@ -3,7 +3,8 @@
 // the pickle machine over the opcodes those use and builds an inert tree of values; nothing
 // is ever executed. A class or function is resolved only through an allow-list of module +
 // name (torch's tensor rebuild and storages, torch.Size and dtypes, collections.OrderedDict,
-// DCP's metadata classes under both their current and PyTorch 1.13 module names); any other
+// DCP's metadata classes under both their current and PyTorch 1.13 module names, and what
+// Megatron's legacy checkpoints add: argparse.Namespace, numpy's random state); any other
 // (`os.system`, `builtins.eval`) is refused where it is named. Memory stays proportional to
 // the input: each opcode adds at most one node.
 #pragma once
@@ -39,7 +40,7 @@ struct Node {
   std::string text;
   std::string name;
   std::vector<const Node*> items;
-  const Node* state = nullptr;  // BUILD's argument, for objects and dicts (an OrderedDict's attributes)
+  const Node* state = nullptr;  // BUILD's argument, for objects, calls (numpy's) and dicts (an OrderedDict's attributes)
 
   // "module.name" of a global, or of the global a call or object is made from; "" otherwise.
   std::string qualified_name() const;

@@ -33,7 +33,7 @@ namespace mhf = megatron_hf;
 
 constexpr const char* kUsage =
     "usage: dopant convert --from megatron --to hf --model llama|qwen2|deepseek-v3|kimi-k2 SRC DST\n"
-    "         [--strategy stream|gather] [--workers N] [--max-shard-size 5GB] [--force]\n"
+    "         [--strategy stream|gather] [--workers N] [--task-size 2GiB] [--max-shard-size 5GB] [--force]\n"
     "         [--vocab-size N] [--heads N] [--query-groups N]";
 
 std::string required_flag(std::vector<std::string>& words, const std::string& flag) {
@@ -45,6 +45,17 @@ std::string required_flag(std::vector<std::string>& words, const std::string& fl
 int64_t optional_count(std::vector<std::string>& words, const std::string& flag) {
   const auto value = take_flag_value(words, flag);
   return value ? parse_count(flag, *value, 1, 0x7fffffff, " (1 to 2147483647)") : 0;
+}
+
+// A size flag's value in bytes (at least 1), or `fallback` when the flag is absent.
+uint64_t size_flag(std::vector<std::string>& words, const std::string& flag, uint64_t fallback) {
+  const auto text = take_flag_value(words, flag);
+  if (!text) return fallback;
+  std::string error;
+  const auto parsed = parse_size(*text, &error);
+  if (!parsed) throw std::invalid_argument(flag + ": " + quote_name(*text) + " " + error);
+  if (*parsed == 0) throw std::invalid_argument(flag + ": must be at least 1 byte");
+  return *parsed;
 }
 
 // "[=====     ]  50%  1.2 of 2.4 GB" on one line of a terminal.
@@ -80,13 +91,8 @@ int command_convert(const Options& options) {
   if (const auto workers = take_flag_value(words, "--workers")) {
     convert.workers = parse_count("--workers", *workers, 1, 1024, " (1 to 1024)");
   }
-  uint64_t max_shard_bytes = 5'000'000'000;
-  if (const auto size = take_flag_value(words, "--max-shard-size")) {
-    std::string error;
-    const auto parsed = parse_size(*size, &error);
-    if (!parsed || *parsed == 0) throw std::invalid_argument("--max-shard-size: " + quote_name(*size) + " " + error);
-    max_shard_bytes = *parsed;
-  }
+  const uint64_t max_shard_bytes = size_flag(words, "--max-shard-size", 5'000'000'000);
+  convert.block_bytes = size_flag(words, "--task-size", convert.block_bytes);
   const bool force = take_flag(words, "--force");
   for (const std::string& word : words) {
     if (word.rfind("--", 0) == 0) throw std::invalid_argument("unknown option `" + word + "`\n" + kUsage);

@@ -14,7 +14,6 @@
 #include <charconv>
 #include <map>
 #include <optional>
-#include <set>
 #include <stdexcept>
 
 namespace dopant::megatron_hf {

@@ -1,10 +1,11 @@
 // The `stream` strategy (see convert.hpp): each task's HF tensors are read straight from the
-// stored chunks, piece by piece, with pread at the chunk's byte offset in its file: an
-// expert's gate, up and down each come from their own byte range, never from a whole
-// materialized tensor. Workers take tasks in order (largest first) from a shared counter
-// and hand them to the writer in that same order, so the output matches `gather` byte for
-// byte; a worker holds one task's buffer until it is written, which bounds memory by
-// workers x the largest task. The first failure stops every worker and is rethrown.
+// stored chunks, piece by piece, with pread at the chunk's byte offset in its file (a task's
+// reads sorted by file offset): an expert's gate, up and down each come from their own
+// byte range, never from a whole materialized tensor. Workers take tasks in order (largest
+// first) from a shared counter and hand them to the writer in that same order, so the
+// output matches `gather` byte for byte; a worker holds one task's buffer until it is
+// written, which bounds memory by workers x the largest task. The first failure stops
+// every worker and is rethrown.
 #include "dopant/megatron_hf/pieces.hpp"
 #include "dopant/megatron_hf/strategies.hpp"
 
@@ -13,6 +14,7 @@
 #include <dopant/sdk/tensors.hpp>
 #include <dopant/support/text.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <exception>
@@ -22,6 +24,15 @@
 #include <thread>
 
 namespace dopant::megatron_hf {
+namespace {
+
+struct Read {
+  const checkpoint_io::InputFile* file;
+  uint64_t offset, bytes;
+  char* into;
+};
+
+}  // namespace
 
 void convert_stream(const ChunkSource& source, const std::vector<OutputTensor>& plan, const std::vector<Task>& tasks,
                     safetensors::Writer& writer, const ConvertOptions& options) {
@@ -62,17 +73,23 @@ void convert_stream(const ChunkSource& source, const std::vector<OutputTensor>& 
         }
         const Task& task = tasks[t];
         const std::unique_ptr<char[]> data(new char[task.bytes]);  // every byte is read into
+        // The task's reads, done in file order: a task's tensors come from all over a file.
+        std::vector<Read> reads;
         uint64_t at = 0;
         for (size_t index : task.tensors) {
           const OutputTensor& out = plan[index];
           const auto& chunks = tensors[out.source].chunks;
           for (const Piece& piece : plan_pieces(out, tensors[out.source].shape, chunks)) {
             const auto& chunk = chunks[piece.chunk];
-            files.at(chunk.file).read(data.get() + at + piece.out_offset, piece.bytes,
-                                      chunk.byte_offset + piece.chunk_offset);
+            reads.push_back({&files.at(chunk.file), chunk.byte_offset + piece.chunk_offset, piece.bytes,
+                             data.get() + at + piece.out_offset});
           }
           at += out.bytes;
         }
+        std::sort(reads.begin(), reads.end(), [](const Read& a, const Read& b) {
+          return a.file != b.file ? a.file->path() < b.file->path() : a.offset < b.offset;
+        });
+        for (const Read& read : reads) read.file->read(read.into, read.bytes, read.offset);
         std::unique_lock<std::mutex> lock(mutex);
         turn.wait(lock, [&] { return next_commit == t || failure; });
         if (failure) return;

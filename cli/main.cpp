@@ -30,6 +30,8 @@ void print_usage() {
       "                                A/B of the base configuration against each variant\n"
       "  plan memory FILE [--json OUT] per-GPU peak memory of a training configuration\n"
       "  inspect CHECKPOINT            tensors, dtypes, shapes and stored chunks of a checkpoint\n"
+      "  convert --from megatron --to hf --model M SRC DST [--strategy stream|gather] ...\n"
+      "                                a Megatron checkpoint as Hugging Face safetensors\n"
       "  layout --world N [--tp T] [--pp P] [--ep E] [--cp C] [--dp D] [--etp X] [--order O] [--json]\n"
       "                                Megatron's rank coordinates and groups, dense and expert\n"
       "\n"
@@ -62,6 +64,7 @@ int main(int argc, char** argv) {
     if (command == "check") return command_check(options);
     if (command == "inspect") return command_inspect(options);
     if (command == "layout") return command_layout(options);
+    if (command == "convert") return command_convert(options);
     if (command == "ab") {
       return dopant::ab::command_ab({options.words.begin() + 1, options.words.end()}, "/proc/self/exe",
                                     options.plugin_paths);

@@ -2,9 +2,9 @@
 """An independent safetensors reader for tests/checkpoint/safetensors_python_test.cpp, in
 plain Python (struct + json): checks a folder dopant wrote against the spec and prints one
 line per tensor, "NAME DTYPE [SHAPE] HEX-BYTES", in name order. Exits 1 naming the rule a
-file breaks.
+file breaks. Also reads one .safetensors file given by its path.
 
-  read_safetensors.py FOLDER
+  read_safetensors.py FOLDER|FILE
 """
 import json
 import os
@@ -49,7 +49,9 @@ def read_file(path):
 folder = sys.argv[1]
 index_path = os.path.join(folder, "model.safetensors.index.json")
 tensors = {}
-if os.path.exists(index_path):
+if os.path.isfile(folder):
+    tensors = read_file(folder)
+elif os.path.exists(index_path):
     index = json.load(open(index_path))
     for shard in sorted(set(index["weight_map"].values())):
         for name, tensor in read_file(os.path.join(folder, shard)).items():

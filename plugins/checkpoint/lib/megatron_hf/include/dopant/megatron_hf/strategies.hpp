@@ -1,0 +1,17 @@
+// The conversion strategies convert() chooses between by name (see convert.hpp); each
+// lives in its own file and adds the tasks' tensors to the writer in task order.
+#pragma once
+
+#include "dopant/megatron_hf/convert.hpp"
+
+namespace dopant::megatron_hf {
+
+void convert_gather(const ChunkSource& source, const std::vector<OutputTensor>& plan, const std::vector<Task>& tasks,
+                    safetensors::Writer& writer, const ConvertOptions& options);
+void convert_stream(const ChunkSource& source, const std::vector<OutputTensor>& plan, const std::vector<Task>& tasks,
+                    safetensors::Writer& writer, const ConvertOptions& options);
+
+// Adds one task's tensors, whose bytes lie back to back in `data`, to the writer.
+void add_task(safetensors::Writer& writer, const std::vector<OutputTensor>& plan, const Task& task, char* data);
+
+}  // namespace dopant::megatron_hf

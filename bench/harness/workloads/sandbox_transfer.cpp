@@ -28,8 +28,8 @@ namespace sdk = dopant::sdk;
 
 const dpt_param_decl kRoundTripsDecl = {DPT_PARAM_DECL_SIZE_1_0, "round_trips", DPT_PARAM_INT, "100", "1", "100000",
                                         nullptr, 0, "", "put+get round trips timed per payload size"};
-const dpt_param_decl kExecsDecl = {DPT_PARAM_DECL_SIZE_1_0, "execs", DPT_PARAM_INT, "100", "1", "100000",
-                                   nullptr, 0, "", "calls of /bin/true timed"};
+const dpt_param_decl kExecsDecl = {DPT_PARAM_DECL_SIZE_1_0, "execs", DPT_PARAM_INT, "100", "0", "100000",
+                                   nullptr, 0, "", "calls of /bin/true timed (0: none)"};
 const dpt_param_decl kLargeRoundTripsDecl = {DPT_PARAM_DECL_SIZE_1_0, "large_round_trips", DPT_PARAM_INT, "10", "0",
                                              "10000", nullptr, 0, "",
                                              "put+get round trips of 64 MiB timed (0: none; the box's "
@@ -201,7 +201,7 @@ void run(dpt_runtime* runtime, const dpt_run_config* config, uint32_t variant) {
       if (host->is_cancelled(host)) sdk::fail(DPT_CANCELLED, "cancelled");
       samples.push_back(box.exec_true());
     }
-    report_quantiles(host, "exec_true", std::move(samples));
+    if (execs > 0) report_quantiles(host, "exec_true", std::move(samples));
   }
   if (boxes > 0) {
     host->metric(host, "concurrent_roundtrips_per_s", concurrent_round_trips_per_second(pool, boxes, concurrent_trips),

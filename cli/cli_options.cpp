@@ -6,6 +6,7 @@
 #include <dopant/support/text.hpp>
 #include <dopant/support/thread_limit.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 
@@ -79,9 +80,14 @@ bool take_flag(std::vector<std::string>& words, const std::string& flag) {
 Options parse_options(int argc, char** argv) {
   Options options;
   std::vector<std::string> words(argv + 1, argv + argc);
+  // Words from `--` on belong to a command the subcommand runs (`sandbox exec -- CMD ...`).
+  const auto end_of_options = std::find(words.begin(), words.end(), "--");
+  std::vector<std::string> passed_on(end_of_options, words.end());
+  words.erase(end_of_options, words.end());
   options.plugin_paths = take_flag_values(words, "--plugin-path");
   if (auto level = take_flag_value(words, "--log-level")) options.log_level = parse_log_level(*level);
   if (auto threads = take_flag_value(words, "--threads")) options.threads = parse_thread_count(*threads);
+  words.insert(words.end(), passed_on.begin(), passed_on.end());
   options.words = std::move(words);
   return options;
 }

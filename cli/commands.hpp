@@ -30,5 +30,6 @@ int command_check(const Options& options);
 int command_inspect(const Options& options);
 int command_layout(const Options& options);
 int command_convert(const Options& options);
+int command_sandbox(const Options& options);
 
 }  // namespace dopant::cli

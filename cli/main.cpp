@@ -34,6 +34,9 @@ void print_usage() {
       "                                a Megatron checkpoint as Hugging Face safetensors\n"
       "  layout --world N [--tp T] [--pp P] [--ep E] [--cp C] [--dp D] [--etp X] [--order O] [--json]\n"
       "                                Megatron's rank coordinates and groups, dense and expert\n"
+      "  sandbox exec [--plugin NAME] [--set NAME=VALUE]... [--stdin] -- CMD [ARGS...]\n"
+      "                                run one command in a sandbox box, output and status passed through\n"
+      "  sandbox bench [ab options]    A/B of sandbox transfers: spawn against pbox\n"
       "\n"
       "Plugins are searched in --plugin-path folders, DOPANT_PLUGIN_PATH, and the install dir.\n");
 }
@@ -65,6 +68,7 @@ int main(int argc, char** argv) {
     if (command == "inspect") return command_inspect(options);
     if (command == "layout") return command_layout(options);
     if (command == "convert") return command_convert(options);
+    if (command == "sandbox") return command_sandbox(options);
     if (command == "ab") {
       return dopant::ab::command_ab({options.words.begin() + 1, options.words.end()}, "/proc/self/exe",
                                     options.plugin_paths);

@@ -6,6 +6,7 @@
 #include "reports.hpp"
 #include "session.hpp"
 #include "suite_entries.hpp"
+#include "temporary_run_file.hpp"
 #include "workloads.hpp"
 
 #include <dopant/runtime.h>
@@ -123,26 +124,6 @@ std::string skip_reason(const SuiteEntry& entry, const std::vector<std::string>&
   }
   return "";
 }
-
-// A temporary run file that removes itself.
-class TemporaryRunFile {
- public:
-  explicit TemporaryRunFile(const std::string& text) {
-    char name[] = "/tmp/dopant-suite-XXXXXX.toml";
-    const int fd = mkstemps(name, 5);
-    if (fd < 0) throw std::runtime_error("suite: cannot create a temporary run file");
-    close(fd);
-    path_ = name;
-    std::ofstream(path_) << text;
-  }
-  ~TemporaryRunFile() { std::remove(path_.c_str()); }
-  TemporaryRunFile(const TemporaryRunFile&) = delete;
-  TemporaryRunFile& operator=(const TemporaryRunFile&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 Row measure(const SuiteEntry& entry, const SuiteSettings& settings, const std::string& self_executable,
             const std::vector<std::string>& plugin_paths) {

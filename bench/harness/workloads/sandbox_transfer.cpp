@@ -1,8 +1,11 @@
 // The sandbox-transfer workload: what a rollout's tool calls pay to move data through the
 // `sandbox` slot's plugin. In one acquired box it times `round_trips` round trips (put a file,
-// get it back, compare the bytes) of 4 KiB and of 1 MiB, and `execs` calls of /bin/true.
-// Metrics: p50, p90 and p99 of each (seconds), and the p50 of a plain memcpy of 1 MiB on
-// the same machine, the bound a transfer cannot beat.
+// get it back, compare the bytes) of 4 KiB and of 1 MiB, `large_round_trips` of 64 MiB, and
+// `execs` calls of /bin/true. Then `concurrent_boxes` threads, each with a box of its own,
+// make `concurrent_round_trips` 1 MiB round trips each at once.
+// Metrics: p50, p90 and p99 of each latency (seconds), the concurrent round trips per
+// second, and the p50 of a plain memcpy of 1 MiB on the same machine, the bound a transfer
+// cannot beat.
 #include "sandbox_transfer.hpp"
 
 #include "statistics.hpp"
@@ -14,6 +17,8 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
+#include <tuple>
 #include <vector>
 
 namespace dopant::workloads {
@@ -23,9 +28,18 @@ namespace sdk = dopant::sdk;
 
 const dpt_param_decl kRoundTripsDecl = {DPT_PARAM_DECL_SIZE_1_0, "round_trips", DPT_PARAM_INT, "100", "1", "100000",
                                         nullptr, 0, "", "put+get round trips timed per payload size"};
-const dpt_param_decl kExecsDecl = {DPT_PARAM_DECL_SIZE_1_0, "execs", DPT_PARAM_INT, "100", "1", "100000",
-                                   nullptr, 0, "", "calls of /bin/true timed"};
-const dpt_param_decl* const kParamDecls[] = {&kRoundTripsDecl, &kExecsDecl};
+const dpt_param_decl kExecsDecl = {DPT_PARAM_DECL_SIZE_1_0, "execs", DPT_PARAM_INT, "100", "0", "100000",
+                                   nullptr, 0, "", "calls of /bin/true timed (0: none)"};
+const dpt_param_decl kLargeRoundTripsDecl = {DPT_PARAM_DECL_SIZE_1_0, "large_round_trips", DPT_PARAM_INT, "10", "0",
+                                             "10000", nullptr, 0, "",
+                                             "put+get round trips of 64 MiB timed (0: none; the box's "
+                                             "workspace_size must hold 64 MiB)"};
+const dpt_param_decl kBoxesDecl = {DPT_PARAM_DECL_SIZE_1_0, "concurrent_boxes", DPT_PARAM_INT, "16", "0", "256",
+                                   nullptr, 0, "", "boxes used at once by as many threads for the throughput (0: none)"};
+const dpt_param_decl kConcurrentTripsDecl = {DPT_PARAM_DECL_SIZE_1_0, "concurrent_round_trips", DPT_PARAM_INT, "10", "1",
+                                             "100000", nullptr, 0, "", "1 MiB round trips of each concurrent box"};
+const dpt_param_decl* const kParamDecls[] = {&kRoundTripsDecl, &kLargeRoundTripsDecl, &kExecsDecl, &kBoxesDecl,
+                                             &kConcurrentTripsDecl};
 const char* const kSlots[] = {"sandbox"};
 
 using Clock = std::chrono::steady_clock;
@@ -42,9 +56,10 @@ void report_quantiles(const dpt_host* host, const std::string& name, std::vector
   }
 }
 
-class Session {
+// The slot's sandbox instance.
+class Pool {
  public:
-  Session(dpt_runtime* runtime, const dpt_run_config* config, uint32_t variant)
+  Pool(dpt_runtime* runtime, const dpt_run_config* config, uint32_t variant)
       : host_(dpt_runtime_host(runtime)), instance_(nullptr, &dpt_plugin_instance_destroy) {
     const char* plugin = dpt_run_config_slot_plugin(config, variant, "sandbox");
     if (plugin == nullptr) sdk::fail(DPT_INVALID_ARGUMENT, "needs a [sandbox] plugin");
@@ -56,16 +71,33 @@ class Session {
     }
     table_ = static_cast<const dpt_sandbox_v1*>(dpt_plugin_instance_table(raw));
     handle_ = dpt_plugin_instance_handle(raw);
+  }
+
+  const dpt_host* host() const { return host_; }
+  const dpt_sandbox_v1& table() const { return *table_; }
+  dpt_instance* handle() const { return handle_; }
+
+ private:
+  const dpt_host* host_;
+  std::unique_ptr<dpt_plugin_instance, decltype(&dpt_plugin_instance_destroy)> instance_;
+  const dpt_sandbox_v1* table_ = nullptr;
+  dpt_instance* handle_ = nullptr;
+};
+
+// One acquired box of the pool, released at the end.
+class Box {
+ public:
+  explicit Box(const Pool& pool) : host_(pool.host()), table_(&pool.table()), handle_(pool.handle()) {
     dpt_sandbox_acquire_args acquired = DPT_SANDBOX_ACQUIRE_ARGS_INIT;
     sdk::check(host_, table_->acquire(handle_, &acquired));
     box_ = acquired.box;
   }
-  ~Session() {
+  ~Box() {
     const dpt_sandbox_box_args release{DPT_SANDBOX_BOX_ARGS_SIZE_1_4, nullptr, box_};
     if (dpt_error* error = table_->release(handle_, &release)) host_->error_free(host_, error);
   }
-  Session(const Session&) = delete;
-  Session& operator=(const Session&) = delete;
+  Box(const Box&) = delete;
+  Box& operator=(const Box&) = delete;
 
   // Seconds of one put and get of `payload`, whose bytes must come back unchanged.
   double round_trip(const std::string& payload) {
@@ -101,35 +133,80 @@ class Session {
 
  private:
   const dpt_host* host_;
-  std::unique_ptr<dpt_plugin_instance, decltype(&dpt_plugin_instance_destroy)> instance_;
-  const dpt_sandbox_v1* table_ = nullptr;
-  dpt_instance* handle_ = nullptr;
+  const dpt_sandbox_v1* table_;
+  dpt_instance* handle_;
   dpt_sandbox_box* box_ = nullptr;
 };
+
+// `bytes` of a pattern that a lost or shifted byte would change.
+std::string payload_of(size_t bytes) {
+  std::string payload(bytes, '\0');
+  for (size_t i = 0; i < bytes; ++i) payload[i] = static_cast<char>(i * 131 + 7);
+  return payload;
+}
+
+// Round trips per second of `boxes` threads, each making `trips` 1 MiB round trips in a
+// box of its own; the clock starts once every box is acquired.
+double concurrent_round_trips_per_second(const Pool& pool, int64_t boxes, int64_t trips) {
+  const std::string payload = payload_of(size_t{1} << 20);
+  std::vector<std::unique_ptr<Box>> acquired;
+  for (int64_t i = 0; i < boxes; ++i) acquired.push_back(std::make_unique<Box>(pool));
+  std::vector<std::string> failures(acquired.size());
+  std::vector<std::thread> threads;
+  const auto start = Clock::now();
+  for (size_t t = 0; t < acquired.size(); ++t) {
+    threads.emplace_back([&, t] {
+      try {
+        for (int64_t i = 0; i < trips; ++i) acquired[t]->round_trip(payload);
+      } catch (const std::exception& error) {
+        failures[t] = error.what();
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  const double seconds = seconds_since(start);
+  for (const std::string& failure : failures) {
+    if (!failure.empty()) sdk::fail(DPT_INTERNAL, "a concurrent box failed: " + failure);
+  }
+  return static_cast<double>(boxes * trips) / seconds;
+}
 
 void run(dpt_runtime* runtime, const dpt_run_config* config, uint32_t variant) {
   const dpt_host* host = dpt_runtime_host(runtime);
   const dpt_config* params = dpt_run_config_workload_params(config, variant);
-  int64_t round_trips = 0, execs = 0;
+  int64_t round_trips = 0, large_round_trips = 0, execs = 0, boxes = 0, concurrent_trips = 0;
   sdk::check(host, host->config_int(host, params, "round_trips", &round_trips));
+  sdk::check(host, host->config_int(host, params, "large_round_trips", &large_round_trips));
   sdk::check(host, host->config_int(host, params, "execs", &execs));
-  Session session(runtime, config, variant);
-  for (const auto& [name, bytes] : {std::pair{"roundtrip_4kib", size_t{4} << 10}, std::pair{"roundtrip_1mib", size_t{1} << 20}}) {
-    std::string payload(bytes, '\0');
-    for (size_t i = 0; i < bytes; ++i) payload[i] = static_cast<char>(i * 131 + 7);
-    std::vector<double> samples;
-    for (int64_t i = 0; i < round_trips; ++i) {
-      if (host->is_cancelled(host)) sdk::fail(DPT_CANCELLED, "cancelled");
-      samples.push_back(session.round_trip(payload));
+  sdk::check(host, host->config_int(host, params, "concurrent_boxes", &boxes));
+  sdk::check(host, host->config_int(host, params, "concurrent_round_trips", &concurrent_trips));
+  const Pool pool(runtime, config, variant);
+  {
+    Box box(pool);
+    const std::tuple<const char*, size_t, int64_t> sizes[] = {{"roundtrip_4kib", size_t{4} << 10, round_trips},
+                                                              {"roundtrip_1mib", size_t{1} << 20, round_trips},
+                                                              {"roundtrip_64mib", size_t{64} << 20, large_round_trips}};
+    for (const auto& [name, bytes, trips] : sizes) {
+      if (trips == 0) continue;
+      const std::string payload = payload_of(bytes);
+      std::vector<double> samples;
+      for (int64_t i = 0; i < trips; ++i) {
+        if (host->is_cancelled(host)) sdk::fail(DPT_CANCELLED, "cancelled");
+        samples.push_back(box.round_trip(payload));
+      }
+      report_quantiles(host, name, std::move(samples));
     }
-    report_quantiles(host, name, std::move(samples));
+    std::vector<double> samples;
+    for (int64_t i = 0; i < execs; ++i) {
+      if (host->is_cancelled(host)) sdk::fail(DPT_CANCELLED, "cancelled");
+      samples.push_back(box.exec_true());
+    }
+    if (execs > 0) report_quantiles(host, "exec_true", std::move(samples));
   }
-  std::vector<double> samples;
-  for (int64_t i = 0; i < execs; ++i) {
-    if (host->is_cancelled(host)) sdk::fail(DPT_CANCELLED, "cancelled");
-    samples.push_back(session.exec_true());
+  if (boxes > 0) {
+    host->metric(host, "concurrent_roundtrips_per_s", concurrent_round_trips_per_second(pool, boxes, concurrent_trips),
+                 "1/s", DPT_BETTER_HIGHER);
   }
-  report_quantiles(host, "exec_true", std::move(samples));
 
   std::vector<char> source(size_t{1} << 20, 1), target(source.size());
   std::vector<double> copies;
@@ -146,7 +223,8 @@ void run(dpt_runtime* runtime, const dpt_run_config* config, uint32_t variant) {
 
 const dpt_workload_decl sandbox_transfer_decl = {DPT_WORKLOAD_DECL_SIZE_1_0,
                                                  "sandbox-transfer",
-                                                 "times put+get round trips and exec of /bin/true in one box of the sandbox slot",
+                                                 "times put+get round trips and exec of /bin/true in one box of the sandbox "
+                                                 "slot, and round trips of 16 boxes at once",
                                                  kParamDecls,
                                                  static_cast<uint32_t>(std::size(kParamDecls)),
                                                  kSlots,

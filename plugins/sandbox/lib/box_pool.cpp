@@ -22,6 +22,7 @@ namespace {
 constexpr int kStartMs = 10000;     // for a worker to build its box and say ready
 constexpr int kFileOpMs = 60000;    // for put, get and reset
 constexpr int kExecGraceMs = 5000;  // past an exec's timeout, for the worker to kill and reply
+constexpr uint64_t kLargestMessage = 1 << 20;  // error text of a reply
 
 // The worker executable, next to the plugin library that holds this code.
 std::string worker_next_to_this_library() {
@@ -160,7 +161,7 @@ void BoxPool::release(dpt_sandbox_box* handle) {
     box = std::move(found->second);
     in_use_.erase(found);
   }
-  box->outputs = Payload{};
+  box->outputs = nullptr;
   if (mode_ == PoolMode::per_call) {
     std::filesystem::remove_all(box->host_folder);
     return;
@@ -179,7 +180,7 @@ void BoxPool::release(dpt_sandbox_box* handle) {
 void BoxPool::reset(dpt_sandbox_box* handle) { reset(checked(handle, "reset args")); }
 
 void BoxPool::reset(Box& box) {
-  box.outputs = Payload{};
+  box.outputs = nullptr;
   if (mode_ == PoolMode::per_call) {
     for (const auto& entry : std::filesystem::directory_iterator(box.host_folder)) {
       std::filesystem::remove_all(entry.path());
@@ -189,53 +190,71 @@ void BoxPool::reset(Box& box) {
   Request request;
   request.op = static_cast<uint32_t>(Op::reset);
   call(box, request, "", nullptr, kFileOpMs);
+  box.buffer.shrink_after_reset();  // as the worker does
 }
 
-bool BoxPool::exchange(Worker& worker, const Request& request, const std::string& strings, int payload_fd,
-                       const void* payload, int wait_ms, Answer& answer, Payload& outputs) {
+bool BoxPool::exchange(Worker& worker, Box& box, const Request& request, const std::string& strings,
+                       const void* payload, int wait_ms, Answer& answer) {
   std::vector<std::pair<const void*, uint64_t>> pieces = {{strings.data(), strings.size()}};
-  if (request.transport == kInline) pieces.push_back({payload, request.payload_bytes});
-  if (!send_message(worker.socket, &request, sizeof request, payload_fd, pieces)) return false;
+  int attached = -1;
+  if (request.transport == kShared) {
+    if (request.payload_bytes > box.buffer.capacity()) {
+      box.buffer = SharedBuffer::create(request.payload_bytes);
+      attached = box.buffer.fd();
+    }
+    if (request.payload_bytes > 0) std::memcpy(box.buffer.data(), payload, request.payload_bytes);
+  } else {
+    pieces.push_back({payload, request.payload_bytes});
+  }
+  if (!send_message(worker.socket, &request, sizeof request, attached, pieces)) return false;
   int fd = -1;
   if (!receive_header(worker.socket, &answer.reply, sizeof answer.reply, &fd, wait_ms)) return false;
-  answer.message.resize(answer.reply.message_bytes);
-  const uint64_t total = answer.reply.stdout_bytes + answer.reply.stderr_bytes + answer.reply.file_bytes;
-  if (!receive_bytes(worker.socket, answer.message.data(), answer.message.size())) {
-    if (fd >= 0) close(fd);
-    return false;
-  }
+  // The worker is on the box's side of the wall: its sizes and buffers are checked, never trusted.
+  const Reply& reply = answer.reply;
+  const uint64_t largest = largest_reply();
+  bool sane = reply.message_bytes <= kLargestMessage && reply.stdout_bytes <= largest &&
+              reply.stderr_bytes <= largest && reply.file_bytes <= largest;
   if (fd >= 0) {
-    outputs = Payload::of_memfd(fd, total);
+    const char* why = nullptr;
+    if (sane && request.transport == kShared) box.buffer = SharedBuffer::adopt(fd, 2 * largest, &why);
+    else close(fd);
+    sane = sane && !box.buffer.empty();
+  }
+  if (!sane) return false;
+  answer.message.resize(reply.message_bytes);
+  if (!receive_bytes(worker.socket, answer.message.data(), answer.message.size())) return false;
+  const uint64_t total = reply.stdout_bytes + reply.stderr_bytes + reply.file_bytes;
+  if (request.transport == kShared) {
+    if (total > box.buffer.capacity()) return false;
+    box.outputs = box.buffer.data();
     return true;
   }
-  std::string bytes(total, '\0');
-  if (!receive_bytes(worker.socket, bytes.data(), bytes.size())) return false;
-  outputs = Payload::of_string(std::move(bytes));
+  box.inline_outputs.assign(total, '\0');
+  if (!receive_bytes(worker.socket, box.inline_outputs.data(), total)) return false;
+  box.outputs = box.inline_outputs.data();
   return true;
 }
 
 BoxPool::Answer BoxPool::call(Box& box, const Request& request, const std::string& strings, const void* payload,
                               int wait_ms) {
-  box.outputs = Payload{};
+  box.outputs = nullptr;
   Request sent = request;
-  sent.transport = mode_ == PoolMode::warm ? kMemfd : kInline;
+  sent.transport = mode_ == PoolMode::warm ? kShared : kInline;
   sent.strings_bytes = strings.size();
-  const int payload_fd =
-      sent.transport == kMemfd && sent.payload_bytes > 0 ? memfd_of({{payload, sent.payload_bytes}}) : -1;
   Answer answer;
   bool answered = false;
   if (mode_ == PoolMode::per_call) {
     Worker worker = start_worker(&box);
-    answered = exchange(worker, sent, strings, payload_fd, payload, wait_ms, answer, box.outputs);
+    answered = exchange(worker, box, sent, strings, payload, wait_ms, answer);
     end_worker(worker);
   } else {
-    answered = exchange(box.worker, sent, strings, payload_fd, payload, wait_ms, answer, box.outputs);
+    answered = exchange(box.worker, box, sent, strings, payload, wait_ms, answer);
   }
-  if (payload_fd >= 0) close(payload_fd);
   if (!answered) {
-    box.outputs = Payload{};
+    box.outputs = nullptr;
     if (mode_ == PoolMode::warm) {
       end_worker(box.worker);
+      box.buffer = SharedBuffer{};  // the fresh worker starts without one
       ++replaced_;
       box.worker = start_worker(&box);
     }
@@ -272,9 +291,9 @@ void BoxPool::exec(dpt_sandbox_exec_args& args) {
   args.killed_for_memory = box.cgroup->memory_kills() > memory_kills ? 1 : 0;
   args.stdout_truncated = (answer.reply.flags & kStdoutTruncated) != 0 ? 1 : 0;
   args.stderr_truncated = (answer.reply.flags & kStderrTruncated) != 0 ? 1 : 0;
-  args.stdout_data = box.outputs.data();
+  args.stdout_data = box.outputs;
   args.stdout_bytes = answer.reply.stdout_bytes;
-  args.stderr_data = box.outputs.data() == nullptr ? nullptr : box.outputs.data() + answer.reply.stdout_bytes;
+  args.stderr_data = box.outputs == nullptr ? nullptr : box.outputs + answer.reply.stdout_bytes;
   args.stderr_bytes = answer.reply.stderr_bytes;
   args.wall_ns = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
@@ -284,6 +303,10 @@ void BoxPool::put(const dpt_sandbox_put_args& args) {
   Box& box = checked(args.box, "put args");
   Request request;
   request.op = static_cast<uint32_t>(Op::put);
+  if (args.bytes > settings_.workspace_bytes) {  // spawn's host folder has no cap of its own
+    sdk::fail(DPT_RESOURCE_EXHAUSTED, "put args: `bytes` (" + std::to_string(args.bytes) +
+                                          ") is larger than the workspace (`workspace_size`)");
+  }
   request.mode = args.mode;
   request.payload_bytes = args.bytes;
   call(box, request, std::string(args.path) + '\0', args.data, kFileOpMs);
@@ -294,8 +317,12 @@ void BoxPool::get(dpt_sandbox_get_args& args) {
   Request request;
   request.op = static_cast<uint32_t>(Op::get);
   const Answer answer = call(box, request, std::string(args.path) + '\0', nullptr, kFileOpMs);
-  args.data = box.outputs.data();
+  args.data = box.outputs;
   args.bytes = answer.reply.file_bytes;
+}
+
+uint64_t BoxPool::largest_reply() const {
+  return std::max(settings_.workspace_bytes, settings_.file_bytes) + 2 * settings_.output_cap;
 }
 
 dpt_sandbox_stats BoxPool::stats() {

@@ -1,6 +1,7 @@
 // The pool behind both sandbox plugins: boxes handed out by acquire, driven over the worker
 // protocol, given back by release. Two ways to run a box:
-//   Warm (pbox): each box is one long-lived worker; payloads travel in memfds; release wipes
+//   Warm (pbox): each box is one long-lived worker; payloads travel in the box's shared
+//     buffer (shared_buffer.hpp), a memfd both sides keep mapped; release wipes
 //     the workspace and keeps the worker for the next acquire. A worker that dies or stops
 //     answering is killed, replaced by a fresh one, and counted in boxes_replaced.
 //   PerCall (spawn): every call starts a new isolated worker, as a hosted provider does, and
@@ -11,6 +12,7 @@
 
 #include "box_cgroup.hpp"
 #include "box_settings.hpp"
+#include "shared_buffer.hpp"
 #include "worker_protocol.hpp"
 
 #include <sys/types.h>
@@ -52,7 +54,9 @@ class BoxPool {
     Worker worker;                // warm: the box's worker; per call: none between calls
     std::unique_ptr<BoxCgroup> cgroup;  // every worker of the box joins it
     std::string host_folder;      // per call: the workspace on the host
-    Payload outputs;              // the last reply's stdout, stderr and file
+    SharedBuffer buffer;          // warm: kShared payloads of both directions
+    std::string inline_outputs;   // per call: the last reply's stdout, stderr and file
+    const char* outputs = nullptr;  // the last reply's stdout, stderr and file, in one of the two
   };
   struct Answer {
     Reply reply;
@@ -70,9 +74,14 @@ class BoxPool {
   // with an error code is thrown as that error.
   Answer call(Box& box, const Request& request, const std::string& strings, const void* payload,
               int wait_ms);
-  // One request and its reply; false when the worker did not answer.
-  bool exchange(Worker& worker, const Request& request, const std::string& strings, int payload_fd,
-                const void* payload, int wait_ms, Answer& answer, Payload& outputs);
+  // One request to `worker` of `box` and its reply; false when the worker did not answer
+  // or broke the protocol.
+  bool exchange(Worker& worker, Box& box, const Request& request, const std::string& strings, const void* payload,
+                int wait_ms, Answer& answer);
+
+  // The most a reply of a box may carry (stdout, stderr and a file), bounding what the pool
+  // accepts from a worker.
+  uint64_t largest_reply() const;
 
   const BoxSettings settings_;
   const PoolMode mode_;

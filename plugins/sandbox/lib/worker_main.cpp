@@ -10,6 +10,7 @@
 // other process of the box is killed too, so nothing it started outlives the call.
 #include "box_settings.hpp"
 #include "isolation.hpp"
+#include "shared_buffer.hpp"
 #include "workspace_paths.hpp"
 #include "worker_protocol.hpp"
 
@@ -17,7 +18,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -37,17 +37,16 @@ constexpr int kSocket = 3;
 struct Context {
   BoxSettings settings;
   bool host_workspace = false;
+  SharedBuffer buffer;  // kShared payloads of both directions
 };
 
-// What one request brought: its strings and its payload as an fd the worker may read from
-// offset 0 (a memfd), or -1 without payload.
+// What one request brought: its strings and its payload, which lies in the shared buffer
+// (kShared) or in `inline_payload`.
 struct Incoming {
   Request request;
   std::vector<std::string> strings;
-  int payload_fd = -1;
-  ~Incoming() {
-    if (payload_fd >= 0) close(payload_fd);
-  }
+  std::string inline_payload;
+  const char* payload = nullptr;
 };
 
 // What a reply carries after its header.
@@ -113,8 +112,9 @@ int workspace_root() {
   throw errno;
 }
 
+// A command's standard input: a memfd of its own, so the next request may reuse the buffer.
 int stdin_of(const Incoming& in) {
-  if (in.payload_fd >= 0) return dup(in.payload_fd);
+  if (in.request.payload_bytes > 0) return memfd_of({{in.payload, in.request.payload_bytes}});
   return open("/dev/null", O_RDONLY | O_CLOEXEC);
 }
 
@@ -228,7 +228,9 @@ void run_put(Incoming& in) {
   const int root = workspace_root();
   int fd = -1;
   try {
-    fd = open_in_workspace(root, in.strings[0].c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+    // No O_TRUNC: a file that is replaced is overwritten in place and cut to length after,
+    // so its pages are reused instead of freed and allocated again.
+    fd = open_in_workspace(root, in.strings[0].c_str(), O_WRONLY | O_CREAT,
                            in.request.mode != 0 ? in.request.mode & 07777 : 0644, false, "path");
   } catch (...) {
     close(root);
@@ -237,19 +239,20 @@ void run_put(Incoming& in) {
   close(root);
   (void)!fchown(fd, kBoxUser, kBoxUser);  // fails, harmlessly, when only one uid is mapped
   fchmod(fd, in.request.mode != 0 ? in.request.mode & 0777 : 0644);
-  uint64_t left = in.request.payload_bytes;
-  off_t offset = 0;
-  while (left > 0) {
-    const ssize_t sent = sendfile(fd, in.payload_fd, &offset, left);
-    if (sent <= 0) {
-      const int error = sent < 0 ? errno : ENOSPC;
+  for (uint64_t done = 0; done < in.request.payload_bytes;) {
+    const ssize_t wrote = write(fd, in.payload + done, in.request.payload_bytes - done);
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote <= 0) {
+      const int error = wrote < 0 ? errno : ENOSPC;
       close(fd);
       sdk::fail(error == ENOSPC || error == EFBIG ? DPT_RESOURCE_EXHAUSTED : DPT_INTERNAL,
                 "put `" + in.strings[0] + "`: " + std::strerror(error));
     }
-    left -= static_cast<uint64_t>(sent);
+    done += static_cast<uint64_t>(wrote);
   }
+  const int cut_error = ftruncate(fd, static_cast<off_t>(in.request.payload_bytes)) == 0 ? 0 : errno;
   close(fd);
+  if (cut_error != 0) sdk::fail(DPT_INTERNAL, "put `" + in.strings[0] + "`: " + std::strerror(cut_error));
 }
 
 void run_get(Incoming& in, Outgoing& out) {
@@ -266,8 +269,18 @@ void run_get(Incoming& in, Outgoing& out) {
   out.reply.file_bytes = static_cast<uint64_t>(info.st_size);
 }
 
-// Reads the request's strings, and its payload into a memfd when it came inline.
-bool read_request(Incoming& in) {
+// Reads the request's strings, and its payload when it came inline; takes a new shared
+// buffer the pool attached. False for a request that breaks the protocol.
+bool read_request(Context& context, Incoming& in, int attached_fd) {
+  if (attached_fd >= 0) {
+    if (in.request.transport != kShared) {
+      close(attached_fd);
+      return false;
+    }
+    const char* why = nullptr;
+    context.buffer = SharedBuffer::adopt(attached_fd, UINT64_MAX, &why);
+    if (context.buffer.empty()) return false;
+  }
   std::string strings(in.request.strings_bytes, '\0');
   if (!receive_bytes(kSocket, strings.data(), strings.size())) return false;
   for (size_t start = 0; start < strings.size();) {
@@ -276,13 +289,13 @@ bool read_request(Incoming& in) {
     in.strings.push_back(strings.substr(start, end - start));
     start = end + 1;
   }
-  if (in.request.transport == kInline && in.request.payload_bytes > 0) {
-    std::string payload(in.request.payload_bytes, '\0');
-    if (!receive_bytes(kSocket, payload.data(), payload.size())) return false;
-    in.payload_fd = memfd_of({{payload.data(), payload.size()}});
+  if (in.request.transport == kInline) {
+    in.inline_payload.resize(in.request.payload_bytes);
+    in.payload = in.inline_payload.data();
+    return receive_bytes(kSocket, in.inline_payload.data(), in.inline_payload.size());
   }
-  if (in.request.payload_bytes > 0 && in.payload_fd < 0) return false;
-  return true;
+  in.payload = context.buffer.data();
+  return in.request.payload_bytes <= context.buffer.capacity();
 }
 
 bool well_formed(const Request& request, size_t strings) {
@@ -295,43 +308,57 @@ bool well_formed(const Request& request, size_t strings) {
   return false;
 }
 
-bool send_reply(uint32_t transport, Outgoing& out) {
+// Reads all `bytes` of a get's file into `to`; false when it has fewer.
+bool read_file(int fd, char* to, uint64_t bytes) {
+  for (uint64_t done = 0; done < bytes;) {
+    const ssize_t got = pread(fd, to + done, bytes - done, static_cast<off_t>(done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    done += static_cast<uint64_t>(got);
+  }
+  return true;
+}
+
+// Sends the reply; with kShared, stdout, stderr and the file go into the shared buffer,
+// replaced first by a larger one (attached to the reply) when they do not fit.
+bool send_reply(Context& context, uint32_t transport, Outgoing& out) {
   out.reply.message_bytes = out.message.size();
   out.reply.stdout_bytes = out.out.size();
   out.reply.stderr_bytes = out.err.size();
-  std::vector<std::pair<const void*, uint64_t>> pieces = {{out.message.data(), out.message.size()}};
-  std::string file;
-  if (out.file_fd >= 0 && transport == kInline) {
-    file.resize(out.reply.file_bytes);
-    if (pread(out.file_fd, file.data(), file.size(), 0) != static_cast<ssize_t>(file.size())) return false;
-  }
-  int fd = -1;
-  if (transport == kMemfd) {
-    fd = memfd_of({{out.out.data(), out.out.size()}, {out.err.data(), out.err.size()}});
-    if (out.file_fd >= 0) {
-      off_t offset = 0, at = static_cast<off_t>(out.out.size() + out.err.size());
-      lseek(fd, at, SEEK_SET);
-      for (uint64_t left = out.reply.file_bytes; left > 0;) {
-        const ssize_t sent = sendfile(fd, out.file_fd, &offset, left);
-        if (sent <= 0) return false;
-        left -= static_cast<uint64_t>(sent);
+  const uint64_t streams = out.out.size() + out.err.size();
+  std::string inline_bytes;
+  char* at = nullptr;
+  int attached = -1;
+  if (transport == kShared) {
+    if (streams + out.reply.file_bytes > context.buffer.capacity()) {
+      try {
+        context.buffer = SharedBuffer::create(streams + out.reply.file_bytes);
+      } catch (const std::exception& error) {
+        out.fail(DPT_RESOURCE_EXHAUSTED, error.what());  // leaves nothing to place
+        return send_reply(context, transport, out);
       }
+      attached = context.buffer.fd();
     }
+    at = context.buffer.data();
   } else {
-    pieces.push_back({out.out.data(), out.out.size()});
-    pieces.push_back({out.err.data(), out.err.size()});
-    pieces.push_back({file.data(), file.size()});
+    inline_bytes.resize(streams + out.reply.file_bytes);
+    at = inline_bytes.data();
   }
-  const bool sent = send_message(kSocket, &out.reply, sizeof out.reply, fd, pieces);
-  if (fd >= 0) close(fd);
-  return sent;
+  if (streams > 0) {
+    std::memcpy(at, out.out.data(), out.out.size());
+    std::memcpy(at + out.out.size(), out.err.data(), out.err.size());
+  }
+  if (out.file_fd >= 0 && !read_file(out.file_fd, at + streams, out.reply.file_bytes)) return false;
+  return send_message(kSocket, &out.reply, sizeof out.reply, attached,
+                      {{out.message.data(), out.message.size()}, {inline_bytes.data(), inline_bytes.size()}});
 }
 
 int serve(Context& context) {
   for (;;) {
     Incoming in;
-    if (!receive_header(kSocket, &in.request, sizeof in.request, &in.payload_fd)) return 0;
-    if (!read_request(in) || !well_formed(in.request, in.strings.size())) return 2;
+    int attached_fd = -1;
+    if (!receive_header(kSocket, &in.request, sizeof in.request, &attached_fd)) return 0;
+    if (!read_request(context, in, attached_fd) || !well_formed(in.request, in.strings.size())) return 2;
     Outgoing out;
     try {
       switch (static_cast<Op>(in.request.op)) {
@@ -341,6 +368,7 @@ int serve(Context& context) {
         case Op::reset:
           kill_everything_else();
           if (!context.host_workspace) mount_fresh_workspace(context.settings);
+          context.buffer.shrink_after_reset();
           break;
       }
     } catch (const sdk::Error& error) {
@@ -348,7 +376,7 @@ int serve(Context& context) {
     } catch (const std::exception& error) {
       out.fail(DPT_INTERNAL, error.what());
     }
-    if (!send_reply(in.request.transport, out)) return 3;
+    if (!send_reply(context, in.request.transport, out)) return 3;
   }
 }
 
@@ -370,6 +398,6 @@ int main(int argc, char** argv) {
   } catch (const std::exception& error) {
     ready.fail(DPT_PERMISSION_DENIED, std::string("cannot build the box: ") + error.what());
   }
-  if (!send_reply(kInline, ready) || ready.reply.code != 0) return 1;
+  if (!send_reply(context, kInline, ready) || ready.reply.code != 0) return 1;
   return serve(context);
 }

@@ -13,53 +13,6 @@
 
 namespace dopant::sandbox {
 
-Payload::~Payload() { clear(); }
-
-Payload::Payload(Payload&& other) noexcept { *this = std::move(other); }
-
-Payload& Payload::operator=(Payload&& other) noexcept {
-  if (this == &other) return *this;
-  clear();
-  owned_ = std::move(other.owned_);
-  size_ = std::exchange(other.size_, 0);
-  fd_ = std::exchange(other.fd_, -1);
-  map_ = std::exchange(other.map_, nullptr);
-  data_ = map_ != nullptr ? static_cast<const char*>(map_) : owned_.data();
-  other.data_ = nullptr;
-  return *this;
-}
-
-void Payload::clear() {
-  if (map_ != nullptr) munmap(map_, size_);
-  if (fd_ >= 0) close(fd_);
-  map_ = nullptr;
-  fd_ = -1;
-  owned_.clear();
-  data_ = nullptr;
-  size_ = 0;
-}
-
-Payload Payload::of_string(std::string bytes) {
-  Payload payload;
-  payload.owned_ = std::move(bytes);
-  payload.size_ = payload.owned_.size();
-  payload.data_ = payload.owned_.data();
-  return payload;
-}
-
-Payload Payload::of_memfd(int fd, uint64_t bytes) {
-  Payload payload;
-  payload.fd_ = fd;
-  payload.size_ = bytes;
-  if (bytes > 0) {
-    void* map = mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd, 0);
-    if (map == MAP_FAILED) throw std::runtime_error(std::string("mmap of a payload: ") + std::strerror(errno));
-    payload.map_ = map;
-    payload.data_ = static_cast<const char*>(map);
-  }
-  return payload;
-}
-
 namespace {
 // Moves `bytes` at `at` with `step` (one send or recv) until all are moved; false when the
 // peer is gone.

@@ -3,9 +3,11 @@
 // A request is a Request header, then `strings_bytes` of NUL-terminated strings (exec: argv,
 // then env, then cwd; put and get: the path), then the payload (put: the file; exec: stdin).
 // A reply is a Reply header, then `message_bytes` of error text, then stdout, stderr and the
-// file of a get, in that order. A payload travels one of two ways, chosen by the sender per
-// message: inline on the socket after the header (kInline), or in a memfd passed with the
-// header by SCM_RIGHTS (kMemfd), so large payloads are never copied through the socket.
+// file of a get, in that order. A payload travels one of two ways, chosen by the pool per
+// request and used by the reply too: inline on the socket after the header (kInline), or at
+// offset 0 of the box's shared buffer (kShared, shared_buffer.hpp), so large payloads are
+// never copied through the socket. A memfd attached to a kShared message (SCM_RIGHTS) is the
+// sender's new, larger shared buffer, which replaces the old one on both sides.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +18,7 @@ namespace dopant::sandbox {
 
 enum class Op : uint32_t { exec = 1, put = 2, get = 3, reset = 4 };
 
-inline constexpr uint32_t kInline = 0, kMemfd = 1;
+inline constexpr uint32_t kInline = 0, kShared = 1;
 
 struct Request {
   uint32_t op = 0;
@@ -41,31 +43,6 @@ struct Reply {
   uint64_t stdout_bytes = 0;
   uint64_t stderr_bytes = 0;
   uint64_t file_bytes = 0;
-};
-
-// Bytes that follow a header, inline or in a memfd. `data` points into `owned` or into a
-// read-only mapping of the memfd, released with the Payload.
-class Payload {
- public:
-  Payload() = default;
-  ~Payload();
-  Payload(Payload&& other) noexcept;
-  Payload& operator=(Payload&& other) noexcept;
-
-  const char* data() const { return data_; }
-  uint64_t size() const { return size_; }
-
-  static Payload of_string(std::string bytes);
-  // Maps `bytes` of `fd` read-only and takes ownership of the fd.
-  static Payload of_memfd(int fd, uint64_t bytes);
-
- private:
-  void clear();
-  std::string owned_;
-  const char* data_ = nullptr;
-  uint64_t size_ = 0;
-  int fd_ = -1;
-  void* map_ = nullptr;
 };
 
 // A memfd holding `pieces` one after the other; throws std::runtime_error.

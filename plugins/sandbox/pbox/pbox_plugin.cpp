@@ -1,6 +1,7 @@
 // The `pbox` sandbox plugin, the optimized side of its kind: a warm pool of long-lived
 // isolated workers (namespaces, seccomp, rlimits, a size-capped tmpfs workspace), driven over
-// a socketpair with payloads in memfd shared memory. Released boxes are wiped and reused.
+// a socketpair with payloads in one memfd buffer per box that both sides keep mapped.
+// Released boxes are wiped and reused.
 #include <dopant/sdk/sdk.hpp>
 
 #include "box_pool.hpp"

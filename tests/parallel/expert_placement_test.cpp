@@ -1,11 +1,9 @@
 // The placement type of dopant_expert_balance: the replica lists and topology arrays read
-// from a slot table worked by hand, the token -> replica rule splitting each expert's
-// tokens evenly, the per-rank load model, and every refusal naming what is wrong.
+// from a slot table worked by hand, the per-rank load model, and every refusal naming what
+// is wrong.
 #include <dopant/expert_balance/placement.hpp>
 
 #include <gtest/gtest.h>
-
-#include <map>
 
 #include "balance_test_support.hpp"
 
@@ -49,32 +47,6 @@ TEST(ExpertPlacement, RankLoadsSplitEachExpertEvenlyOverItsReplicas) {
   EXPECT_DOUBLE_EQ(imbalance(loads), 1.5);  // max 3 / mean 2
   const std::vector<double> idle{0.0, 0.0};
   EXPECT_DOUBLE_EQ(imbalance(idle), 1.0);
-}
-
-// Each expert's tokens, numbered in arrival order, go to its replicas in turn: every
-// replica serves load / replicas rounded down or up, and each rank's total is the model's
-// rank_loads within one token per slot.
-TEST(ExpertPlacement, TokensSplitEvenlyOverReplicas) {
-  const Placement placement(4, 3, 3, {0, 1, 2, 0, 3, 1, 0, 2, 3});
-  const std::vector<int64_t> load{100, 7, 2, 31};
-  std::map<std::pair<uint32_t, uint32_t>, int64_t> served;  // (rank, slot) -> tokens
-  std::vector<double> rank_tokens(3, 0.0);
-  for (uint32_t e = 0; e < 4; ++e) {
-    for (int64_t token = 0; token < load[e]; ++token) {
-      const Replica replica = placement.replica_for_token(e, static_cast<uint64_t>(token));
-      ASSERT_EQ(placement.expert_at(replica.rank, replica.slot), e);
-      ++served[{replica.rank, replica.slot}];
-      rank_tokens[replica.rank] += 1.0;
-    }
-    const auto replicas = static_cast<int64_t>(placement.replicas(e).size());
-    for (const Replica& replica : placement.replicas(e)) {
-      const int64_t got = served[{replica.rank, replica.slot}];
-      EXPECT_GE(got, load[e] / replicas) << "expert " << e;
-      EXPECT_LE(got, (load[e] + replicas - 1) / replicas) << "expert " << e;
-    }
-  }
-  const std::vector<double> model = placement.rank_loads(load);
-  for (uint32_t r = 0; r < 3; ++r) EXPECT_NEAR(rank_tokens[r], model[r], 3.0) << "rank " << r;
 }
 
 TEST(ExpertPlacement, RefusesBadShapesNamingTheArgument) {

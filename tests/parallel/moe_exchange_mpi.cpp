@@ -11,6 +11,11 @@
 //             the order); both within that tolerance of the plain k-order sum; wideep's
 //             dispatch sends each token once per serving peer; two dispatches in flight
 //             combine, in reverse order, to what one at a time gives.
+//   balance   top-2 of 16 experts routed with Zipf 1.2 popularity (p(e) ~ 1/(e+1)^1.2): wideep
+//             on the placement dopant_expert_balance plans from one batch of every rank's
+//             routing (4 + 1 slots per rank at 4 ranks) computes, on the next batch,
+//             strictly lower max/mean rows per rank than on contiguous blocks, and both
+//             combines equal the rank-ordered reference bit for bit.
 //   mismatch  the last rank sets up with 16 experts, the others 8: every rank's setup fails
 //             naming num_experts.
 //   exit      rank 1 leaves after setup; the others' dispatch must fail or be ended by
@@ -18,6 +23,7 @@
 // Exits nonzero naming the first mismatch.
 #include <dopant/draft/comm.h>
 #include <dopant/draft/parallel.h>
+#include <dopant/expert_balance/planner.hpp>
 #include <dopant/moe_exchange/toy_experts.hpp>
 #include <dopant/runtime.h>
 
@@ -52,6 +58,8 @@ std::string take(dpt_error* error) {
 
 struct Case {
   uint32_t experts = 8, top_k = 2, hidden = 12, ranks_per_node = 0;
+  uint32_t tokens = 5;  // rank r routes tokens + 3 r tokens
+  double zipf = 0;      // 0: experts drawn uniformly; else p(e) ~ 1/(e+1)^zipf
   std::vector<std::vector<uint32_t>> replicas;  // empty: contiguous
 };
 
@@ -80,16 +88,26 @@ struct RankInput {
 std::vector<RankInput> make_inputs(const Case& c, uint32_t ranks, uint32_t seed) {
   std::mt19937 random(seed);
   std::uniform_real_distribution<float> value(-1.0f, 1.0f), weight(0.05f, 1.0f);
+  std::vector<double> popularity(c.experts);
+  for (uint32_t e = 0; e < c.experts; ++e) popularity[e] = 1.0 / std::pow(e + 1.0, c.zipf);
+  std::discrete_distribution<int32_t> skewed(popularity.begin(), popularity.end());
   std::vector<RankInput> all(ranks);
   for (uint32_t r = 0; r < ranks; ++r) {
     RankInput& in = all[r];
-    in.n = 5 + 3 * r;
+    in.n = c.tokens + 3 * r;
     in.tokens.resize(in.n * c.hidden);
     for (float& x : in.tokens) x = value(random);
     for (int64_t t = 0; t < in.n; ++t) {
-      std::vector<int32_t> experts(c.experts);
-      for (uint32_t e = 0; e < c.experts; ++e) experts[e] = static_cast<int32_t>(e);
-      std::shuffle(experts.begin(), experts.end(), random);
+      std::vector<int32_t> experts;
+      if (c.zipf == 0) {
+        for (uint32_t e = 0; e < c.experts; ++e) experts.push_back(static_cast<int32_t>(e));
+        std::shuffle(experts.begin(), experts.end(), random);
+      } else {
+        while (experts.size() < c.top_k) {  // distinct draws from the skewed popularity
+          const int32_t e = skewed(random);
+          if (std::count(experts.begin(), experts.end(), e) == 0) experts.push_back(e);
+        }
+      }
       for (uint32_t k = 0; k < c.top_k; ++k) {
         in.ids.push_back(experts[k]);
         in.weights.push_back(weight(random));
@@ -271,10 +289,66 @@ void check_agreement(dpt_runtime* runtime, const Case& c, uint32_t ranks, bool m
   expect_equal(wideep.combine(c, first, mine.n), wide, at + ": first of two in flight");
 }
 
+// Rows of expert input each rank computes under wideep on `c`, max over mean across ranks;
+// dies unless every rank's combine equals the rank-ordered reference bit for bit.
+double wideep_rows_max_over_mean(dpt_runtime* runtime, const Case& c, std::vector<RankInput>& inputs,
+                                 const char* label) {
+  const dpt_host* host = dpt_runtime_host(runtime);
+  const auto* comm = static_cast<const dpt_host_comm_draft*>(host->get_extension(host, DPT_HOST_COMM));
+  dpt_comm* world = nullptr;
+  if (!take(comm->world(host, &world)).empty()) die("no world communicator");
+  const auto ranks = static_cast<uint32_t>(inputs.size());
+  Strategy wideep(runtime, "wideep");
+  if (std::string error = wideep.setup(c); !error.empty()) die(std::string(label) + " setup: " + error);
+  RankInput& mine = inputs[g_rank];
+  const dpt_dispatch_args sent = wideep.dispatch(c, mine);
+  const double rows = static_cast<double>(sent.expert_tokens.shape[0]);
+  expect_equal(wideep.combine(c, sent, mine.n), reference(c, ranks, g_rank, mine).ordered,
+               std::string(label) + ": wideep vs the rank-ordered reference");
+  std::vector<double> all(ranks);
+  std::vector<uint64_t> counts(ranks, sizeof rows), displacements(ranks);
+  for (uint32_t r = 0; r < ranks; ++r) displacements[r] = r * sizeof rows;
+  if (std::string error = take(comm->all_gather_v(host, world, &rows, all.data(), counts.data(), displacements.data()));
+      !error.empty()) {
+    die("all_gather_v: " + error);
+  }
+  double total = 0;
+  for (double r : all) total += r;
+  return *std::max_element(all.begin(), all.end()) / (total / ranks);
+}
+
+void check_balance(dpt_runtime* runtime, uint32_t ranks) {
+  Case contiguous;
+  contiguous.experts = 16;
+  contiguous.hidden = 8;
+  contiguous.tokens = 200;
+  contiguous.zipf = 1.2;
+  std::vector<int64_t> load(contiguous.experts, 0);  // rows per expert in the observed batch
+  for (const RankInput& in : make_inputs(contiguous, ranks, 11)) {
+    for (int32_t e : in.ids) ++load[static_cast<size_t>(e)];
+  }
+  const uint32_t slots = (contiguous.experts + ranks - 1) / ranks + 1;
+  const dopant::expert_balance::TopologyArrays planned =
+      dopant::expert_balance::plan_placement(load, ranks, slots).topology_arrays();
+  Case balanced = contiguous;
+  for (uint32_t e = 0; e < balanced.experts; ++e) {
+    balanced.replicas.emplace_back(planned.ranks.begin() + planned.offsets[e],
+                                   planned.ranks.begin() + planned.offsets[e + 1]);
+  }
+  std::vector<RankInput> next = make_inputs(contiguous, ranks, 12);
+  const double blocks = wideep_rows_max_over_mean(runtime, contiguous, next, "contiguous");
+  const double even = wideep_rows_max_over_mean(runtime, balanced, next, "balanced");
+  if (!(even < blocks)) {
+    die("balanced placement computes max/mean " + std::to_string(even) + " rows per rank, not below contiguous " +
+        std::to_string(blocks));
+  }
+  std::printf("rank %u: max/mean rows per rank %.3f contiguous, %.3f balanced\n", g_rank, blocks, even);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) die("usage: dopant_moe_exchange_mpi PLUGIN_DIR agree|mismatch|exit");
+  if (argc != 3) die("usage: dopant_moe_exchange_mpi PLUGIN_DIR agree|balance|mismatch|exit");
   const std::string mode = argv[2];
   dpt_runtime* runtime = nullptr;
   const dpt_runtime_options options{DPT_RUNTIME_OPTIONS_SIZE_1_0, argv[1], 1, DPT_LOG_WARN, 1};
@@ -303,6 +377,8 @@ int main(int argc, char** argv) {
     }
     check_agreement(runtime, replicated, ranks, ranks <= 2, "top-4, replicas");
     std::printf("rank %u: megatron and wideep agree with the reference\n", g_rank);
+  } else if (mode == "balance") {
+    check_balance(runtime, ranks);
   } else if (mode == "mismatch") {
     Case c;
     if (g_rank == ranks - 1) c.experts = 16;

@@ -32,8 +32,9 @@ plugin = "adamw-chunked-offload"
 chunk = "16MiB"
 )";
 
-// Megatron's all-gather dispatch against wide EP's all-to-all-v on two ranks, top-2 of 16
-// Zipf-skewed experts, hidden 128: wideep sends a token only to the ranks that serve it.
+// Megatron's all-gather dispatch against wide EP's all-to-all-v with load balancing on two
+// ranks, top-2 of 16 Zipf-skewed experts, hidden 128: wideep sends a token only to the
+// ranks that serve it, on a placement planned from observed load (hot experts replicated).
 // The headline is the bytes that leave the ranks per token (exact, not a timing).
 const char* const kParallelRun = R"(
 [run]
@@ -56,6 +57,9 @@ plugin = "megatron"
 
 [variants.optimized.parallel]
 plugin = "wideep"
+
+[variants.optimized.workload]
+placement = "balanced"
 )";
 
 // A new isolated process per call (spawn) against a warm box with a shared buffer (pbox):

@@ -1,7 +1,11 @@
 // The moe-dispatch workload: each rank routes `tokens_per_rank` tokens of `hidden` fp32 to
 // top_k of `experts`, expert popularity Zipf-skewed (p(e) ~ 1 / (e + 1)^zipf), dispatches
 // them through the `parallel` slot's plugin, runs the toy experts of dopant_moe_exchange,
-// and combines. The first combine is checked against the plain sum over k of weight *
+// and combines. With placement = "balanced", every rank first routes `observe_steps`
+// further batches from the same popularity (other seeds, not the measured one), the ranks
+// sum their per-expert counts, and plan_placement of dopant_expert_balance places the
+// experts on ceil(experts / ranks) + redundant_slots slots per rank: the topology carries
+// that placement, and the measured batch is the next step's load. The first combine is checked against the plain sum over k of weight *
 // expert output (4 ulps of the terms' magnitudes) and a mismatch fails the run. Metrics,
 // the same on every rank (rank 0 prints them):
 //   bytes_per_token        bytes all ranks sent to other ranks per dispatch+combine, per token
@@ -11,6 +15,7 @@
 
 #include <dopant/draft/comm.h>
 #include <dopant/draft/parallel.h>
+#include <dopant/expert_balance/planner.hpp>
 #include <dopant/moe_exchange/toy_experts.hpp>
 #include <dopant/sdk/errors.hpp>
 
@@ -44,19 +49,24 @@ const dpt_param_decl kIterationsDecl = {DPT_PARAM_DECL_SIZE_1_0, "iterations", D
                                         nullptr, 0, "", "dispatch+combine rounds timed"};
 const dpt_param_decl kSeedDecl = {DPT_PARAM_DECL_SIZE_1_0, "seed", DPT_PARAM_INT, "0", "0", nullptr,
                                   nullptr, 0, "", "seed of tokens and routing"};
-// `balanced` is for the expert-parallel load balancer (plugins/parallel/lib/expert_balance,
-// written separately): until it is merged, choosing it fails with that message.
 const dpt_param_decl kPlacementDecl = {DPT_PARAM_DECL_SIZE_1_0, "placement", DPT_PARAM_ENUM, "contiguous", nullptr,
                                        nullptr, kPlacementChoices, 2, nullptr,
                                        "expert placement: contiguous blocks, or balanced from observed load"};
-const dpt_param_decl* const kParamDecls[] = {&kTokensDecl, &kHiddenDecl,     &kExpertsDecl, &kTopKDecl,
-                                             &kZipfDecl,   &kIterationsDecl, &kSeedDecl,    &kPlacementDecl};
+const dpt_param_decl kRedundantDecl = {DPT_PARAM_DECL_SIZE_1_0, "redundant_slots", DPT_PARAM_INT, "1", "0", "4096",
+                                       nullptr, 0, "",
+                                       "balanced: slots per rank beyond ceil(experts / ranks), for replicas of hot experts"};
+const dpt_param_decl kObserveDecl = {DPT_PARAM_DECL_SIZE_1_0, "observe_steps", DPT_PARAM_INT, "4", "1", "1000",
+                                     nullptr, 0, "", "balanced: batches of routing observed before planning"};
+const dpt_param_decl* const kParamDecls[] = {&kTokensDecl,    &kHiddenDecl,    &kExpertsDecl,   &kTopKDecl,
+                                             &kZipfDecl,      &kIterationsDecl, &kSeedDecl,     &kPlacementDecl,
+                                             &kRedundantDecl, &kObserveDecl};
 const char* const kSlots[] = {"parallel"};
 
 using Clock = std::chrono::steady_clock;
 
 struct Settings {
   int64_t tokens = 0, hidden = 0, experts = 0, top_k = 0, iterations = 0, seed = 0;
+  int64_t redundant_slots = 0, observe_steps = 0;
   double zipf = 0;
   std::string placement;
 };
@@ -73,6 +83,8 @@ Settings read_settings(const dpt_host* host, const dpt_config* params) {
   const char* placement = nullptr;
   sdk::check(host, host->config_string(host, params, "placement", &placement));
   s.placement = placement;
+  sdk::check(host, host->config_int(host, params, "redundant_slots", &s.redundant_slots));
+  sdk::check(host, host->config_int(host, params, "observe_steps", &s.observe_steps));
   if (s.top_k > s.experts) sdk::fail(DPT_INVALID_ARGUMENT, "[workload] top_k must not exceed experts");
   return s;
 }
@@ -85,15 +97,12 @@ struct Batch {
   std::vector<float> weights;
 };
 
-Batch make_batch(const Settings& s, uint32_t rank) {
-  std::mt19937_64 random(static_cast<uint64_t>(s.seed) * 1000003u + rank);
-  std::uniform_real_distribution<float> value(-1.0f, 1.0f), weight(0.1f, 1.0f);
+// Appends the routing of s.tokens tokens to b.ids and b.weights.
+void route(const Settings& s, std::mt19937_64& random, Batch& b) {
+  std::uniform_real_distribution<float> weight(0.1f, 1.0f);
   std::vector<double> popularity(static_cast<size_t>(s.experts));
   for (size_t e = 0; e < popularity.size(); ++e) popularity[e] = 1.0 / std::pow(static_cast<double>(e + 1), s.zipf);
   std::discrete_distribution<int32_t> expert(popularity.begin(), popularity.end());
-  Batch b;
-  b.tokens.resize(static_cast<size_t>(s.tokens * s.hidden));
-  for (float& x : b.tokens) x = value(random);
   for (int64_t t = 0; t < s.tokens; ++t) {
     const size_t first = b.ids.size();
     float total = 0;
@@ -106,6 +115,16 @@ Batch make_batch(const Settings& s, uint32_t rank) {
     }
     for (size_t k = first; k < b.ids.size(); ++k) b.weights[k] /= total;
   }
+}
+
+// The measured batch of `rank`.
+Batch make_batch(const Settings& s, uint32_t rank) {
+  std::mt19937_64 random(static_cast<uint64_t>(s.seed) * 1000003u + rank);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  Batch b;
+  b.tokens.resize(static_cast<size_t>(s.tokens * s.hidden));
+  for (float& x : b.tokens) x = value(random);
+  route(s, random, b);
   return b;
 }
 
@@ -161,12 +180,46 @@ class World {
     sdk::check(host_, table_->all_gather_v(host_, comm_, &value, all.data(), counts.data(), displacements.data()));
     return all;
   }
+  // values[i] summed over ranks, in place.
+  void sum(std::vector<int64_t>& values) {
+    sdk::check(host_, table_->all_reduce_sum(host_, comm_, values.data(), values.data(), values.size(),
+                                             DPT_COMM_INT64));
+  }
 
  private:
   const dpt_host* host_;
   const dpt_host_comm_draft* table_ = nullptr;
   dpt_comm* comm_ = nullptr;
 };
+
+// Every rank's count of rows per expert over `observe_steps` batches routed from other seeds
+// than the measured one (step i of rank r seeds (seed * 1000003 + r) * 1000003 + i + 1).
+std::vector<int64_t> observe_load(const Settings& s, uint32_t rank) {
+  std::vector<int64_t> load(static_cast<size_t>(s.experts), 0);
+  for (int64_t step = 0; step < s.observe_steps; ++step) {
+    std::mt19937_64 random((static_cast<uint64_t>(s.seed) * 1000003u + rank) * 1000003u +
+                           static_cast<uint64_t>(step) + 1);
+    Batch observed;
+    route(s, random, observed);
+    for (int32_t e : observed.ids) ++load[static_cast<size_t>(e)];
+  }
+  return load;
+}
+
+// The planner's placement for the load all ranks observed, as the topology carries it.
+expert_balance::TopologyArrays balanced_placement(const Settings& s, World& world) {
+  const auto ranks = static_cast<int64_t>(world.size());
+  const int64_t slots = (s.experts + ranks - 1) / ranks + s.redundant_slots;  // ceil(E / R) + extra
+  if (slots > s.experts) {
+    sdk::fail(DPT_INVALID_ARGUMENT, "[workload] redundant_slots = " + std::to_string(s.redundant_slots) + " gives " +
+                                        std::to_string(slots) + " slots per rank on " + std::to_string(ranks) +
+                                        " ranks, more than the " + std::to_string(s.experts) +
+                                        " experts (a rank holds an expert at most once)");
+  }
+  std::vector<int64_t> load = observe_load(s, world.rank());
+  world.sum(load);
+  return expert_balance::plan_placement(load, world.size(), static_cast<uint32_t>(slots)).topology_arrays();
+}
 
 double sum_of(const std::vector<double>& values) {
   double total = 0;
@@ -177,11 +230,6 @@ double sum_of(const std::vector<double>& values) {
 void run(dpt_runtime* runtime, const dpt_run_config* config, uint32_t variant) {
   const dpt_host* host = dpt_runtime_host(runtime);
   const Settings s = read_settings(host, dpt_run_config_workload_params(config, variant));
-  if (s.placement == "balanced") {
-    sdk::fail(DPT_UNIMPLEMENTED,
-              "[workload] placement = \"balanced\" needs the expert load balancer "
-              "(plugins/parallel/lib/expert_balance), which this build does not have yet");
-  }
   World world(host);
   const char* plugin = dpt_run_config_slot_plugin(config, variant, "parallel");
   if (plugin == nullptr) sdk::fail(DPT_INVALID_ARGUMENT, "needs a [parallel] plugin");
@@ -199,6 +247,12 @@ void run(dpt_runtime* runtime, const dpt_run_config* config, uint32_t variant) {
   topology.num_experts = static_cast<uint32_t>(s.experts);
   topology.top_k = static_cast<uint32_t>(s.top_k);
   topology.hidden = static_cast<uint64_t>(s.hidden);
+  expert_balance::TopologyArrays placement;
+  if (s.placement == "balanced") {
+    placement = balanced_placement(s, world);
+    topology.placement_offsets = placement.offsets.data();
+    topology.placement_ranks = placement.ranks.data();
+  }
   sdk::check(host, table->setup(handle, &topology));
 
   Batch batch = make_batch(s, world.rank());

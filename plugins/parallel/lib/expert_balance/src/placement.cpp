@@ -86,11 +86,6 @@ std::span<const Replica> Placement::replicas(uint32_t expert) const {
                                                       replica_offsets_[expert + 1] - replica_offsets_[expert]);
 }
 
-Replica Placement::replica_for_token(uint32_t expert, uint64_t token_index) const {
-  const std::span<const Replica> held = replicas(expert);
-  return held[token_index % held.size()];
-}
-
 TopologyArrays Placement::topology_arrays() const {
   TopologyArrays arrays{replica_offsets_, {}};
   arrays.ranks.reserve(replicas_.size());

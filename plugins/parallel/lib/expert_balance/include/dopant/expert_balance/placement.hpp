@@ -4,10 +4,10 @@
 // replicas of some experts. A placement is valid when every expert has at least one
 // replica and no rank holds two replicas of one expert (so slots_per_rank <= experts).
 //
-// A token routed to an expert with several replicas is served by replica
-// token_index mod replicas, the replicas taken in ascending rank: consecutive tokens take
-// the replicas in turn, so each replica gets the expert's tokens / replicas, give or take
-// one. rank_loads() models exactly that even split.
+// Which replica serves a token is the strategies' rule (Placement::serving_rank of
+// dopant_moe_exchange: the token's own rank first, else by token index modulo). When every
+// rank routes from the same popularity it gives each replica the expert's tokens /
+// replicas in expectation (docs/parallelism.md); rank_loads() models that even split.
 #pragma once
 
 #include <cstdint>
@@ -54,9 +54,6 @@ class Placement {
   std::span<const uint32_t> slot_experts() const { return slot_experts_; }
   // The replicas of `expert`, in ascending rank.
   std::span<const Replica> replicas(uint32_t expert) const;
-  // The replica that serves the token at `token_index` routed to `expert`:
-  // replicas(expert)[token_index % replicas(expert).size()].
-  Replica replica_for_token(uint32_t expert, uint64_t token_index) const;
   TopologyArrays topology_arrays() const;
 
   // Tokens each rank serves when expert e receives expert_load[e] tokens ([experts], each

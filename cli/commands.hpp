@@ -29,5 +29,6 @@ int command_run(const Options& options);
 int command_check(const Options& options);
 int command_inspect(const Options& options);
 int command_layout(const Options& options);
+int command_replay(const Options& options);
 
 }  // namespace dopant::cli

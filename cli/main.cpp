@@ -32,6 +32,9 @@ void print_usage() {
       "  inspect CHECKPOINT            tensors, dtypes, shapes and stored chunks of a checkpoint\n"
       "  layout --world N [--tp T] [--pp P] [--ep E] [--cp C] [--dp D] [--etp X] [--order O] [--json]\n"
       "                                Megatron's rank coordinates and groups, dense and expert\n"
+      "  replay inspect FILE           header, shape, expert range and checksum of a routing replay payload\n"
+      "  replay convert --from C --to C --experts E [--layers L --top-k K] IN OUT\n"
+      "                                a routing replay payload from one codec (sglang, packed) to the other\n"
       "\n"
       "Plugins are searched in --plugin-path folders, DOPANT_PLUGIN_PATH, and the install dir.\n");
 }
@@ -62,6 +65,7 @@ int main(int argc, char** argv) {
     if (command == "check") return command_check(options);
     if (command == "inspect") return command_inspect(options);
     if (command == "layout") return command_layout(options);
+    if (command == "replay") return command_replay(options);
     if (command == "ab") {
       return dopant::ab::command_ab({options.words.begin() + 1, options.words.end()}, "/proc/self/exe",
                                     options.plugin_paths);

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "optimizer_step.hpp"
+#include "router_replay.hpp"
 #include "sandbox_transfer.hpp"
 
 namespace dopant::workloads {
@@ -14,6 +15,7 @@ const std::vector<Workload>& builtin() {
   static const std::vector<Workload> workloads = {
       {&optimizer_step_decl, &run_optimizer_step},
       {&sandbox_transfer_decl, &run_sandbox_transfer},
+      {&router_replay_decl, &run_router_replay},
   };
   return workloads;
 }

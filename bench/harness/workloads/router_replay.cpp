@@ -1,6 +1,6 @@
 // The router-replay workload: `sessions` synthetic conversations of `turns` turns, each
 // turn `new_tokens` positions through `layers` MoE layers of `experts` experts, top_k each.
-// The `router` slot's plugin (one offering dopant.router.replay.draft/0) plays both sides on
+// The `router` slot's plugin (one offering dopant.router.replay/1) plays both sides on
 // two instances:
 //   inference  routes each layer's logits, records the ids, emits the turn's payload;
 //   trainer    ingests it (decode, validate, stitch), then routes its own logits twice:
@@ -29,7 +29,7 @@
 #include "statistics.hpp"
 #include "synthetic.hpp"
 
-#include <dopant/draft/router.h>
+#include <dopant/router.h>
 #include <dopant/sdk/errors.hpp>
 #include <dopant/sdk/tensors.hpp>
 
@@ -141,8 +141,8 @@ class RouterInstance {
     if (std::strcmp(descriptor->kind, DPT_KIND_ROUTER) != 0) {
       sdk::fail(DPT_INVALID_ARGUMENT, std::string("plugin `") + plugin + "` is not a router");
     }
-    router_ = static_cast<const dpt_router_draft*>(dpt_plugin_instance_table(raw));
-    replay_ = static_cast<const dpt_router_replay_draft*>(descriptor->get_extension(DPT_EXT_ROUTER_REPLAY));
+    router_ = static_cast<const dpt_router_v1*>(dpt_plugin_instance_table(raw));
+    replay_ = static_cast<const dpt_router_replay_v1*>(descriptor->get_extension(DPT_EXT_ROUTER_REPLAY));
     if (replay_ == nullptr) {
       sdk::fail(DPT_INVALID_ARGUMENT, std::string("router `") + plugin + "` offers no " + DPT_EXT_ROUTER_REPLAY);
     }
@@ -172,15 +172,15 @@ class RouterInstance {
     sdk::check(host_, router_->route(handle_, &args, nullptr));
   }
 
-  const dpt_router_replay_draft& replay() const { return *replay_; }
+  const dpt_router_replay_v1& replay() const { return *replay_; }
   dpt_instance* handle() const { return handle_; }
   const dpt_host* host() const { return host_; }
 
  private:
   const dpt_host* host_;
   std::unique_ptr<dpt_plugin_instance, decltype(&dpt_plugin_instance_destroy)> instance_;
-  const dpt_router_draft* router_ = nullptr;
-  const dpt_router_replay_draft* replay_ = nullptr;
+  const dpt_router_v1* router_ = nullptr;
+  const dpt_router_replay_v1* replay_ = nullptr;
   dpt_instance* handle_ = nullptr;
 };
 
@@ -218,7 +218,7 @@ void run_session(const Settings& s, uint32_t session, RouterInstance& inference,
                  Totals& totals) {
   const dpt_host* host = inference.host();
   const std::string name = "session-" + std::to_string(session);
-  const dpt_replay_session_args open{DPT_REPLAY_SESSION_ARGS_DRAFT_SIZE, nullptr, name.c_str(), s.layers, s.top_k,
+  const dpt_replay_session_args open{DPT_REPLAY_SESSION_ARGS_SIZE_1_5, nullptr, name.c_str(), s.layers, s.top_k,
                                      s.experts};
   sdk::check(host, inference.replay().open(inference.handle(), &open));
   sdk::check(host, trainer.replay().open(trainer.handle(), &open));
@@ -240,10 +240,10 @@ void run_session(const Settings& s, uint32_t session, RouterInstance& inference,
       inference.route(layer, logits, s.experts, nullptr, chosen[layer], weights, s.top_k);
       int64_t shape[] = {s.new_tokens, s.top_k};
       const DLTensor ids{chosen[layer].data(), {kDLCPU, 0}, 2, sdk::kInt32, shape, nullptr, 0};
-      const dpt_replay_record_args record{DPT_REPLAY_RECORD_ARGS_DRAFT_SIZE, nullptr, name.c_str(), layer, start, &ids};
+      const dpt_replay_record_args record{DPT_REPLAY_RECORD_ARGS_SIZE_1_5, nullptr, name.c_str(), layer, start, &ids};
       sdk::check(host, inference.replay().record(inference.handle(), &record));
     }
-    dpt_replay_emit_args emit{DPT_REPLAY_EMIT_ARGS_DRAFT_SIZE, nullptr, name.c_str(), start, start + s.new_tokens + 1,
+    dpt_replay_emit_args emit{DPT_REPLAY_EMIT_ARGS_SIZE_1_5, nullptr, name.c_str(), start, start + s.new_tokens + 1,
                               nullptr, 0};
     auto clock = Clock::now();
     sdk::check(host, inference.replay().emit(inference.handle(), &emit));
@@ -253,13 +253,13 @@ void run_session(const Settings& s, uint32_t session, RouterInstance& inference,
     // Trainer: ingest the payload with the client's hash of the tokens before the turn.
     int64_t row_count = s.new_tokens;
     const DLTensor row_tokens{tokens.data() + start, {kDLCPU, 0}, 1, sdk::kInt32, &row_count, nullptr, 0};
-    const dpt_replay_ingest_args ingest{DPT_REPLAY_INGEST_ARGS_DRAFT_SIZE, nullptr, name.c_str(), turn, held_hash,
+    const dpt_replay_ingest_args ingest{DPT_REPLAY_INGEST_ARGS_SIZE_1_5, nullptr, name.c_str(), turn, held_hash,
                                        &row_tokens, emit.payload, emit.payload_size};
     clock = Clock::now();
     sdk::check(host, trainer.replay().ingest(trainer.handle(), &ingest));
     totals.ingest_s += seconds_since(clock);
     held_hash = extend_prefix_hash(held_hash, tokens.data() + start, s.new_tokens);
-    dpt_replay_rows_args rows{DPT_REPLAY_ROWS_ARGS_DRAFT_SIZE, nullptr, name.c_str(), nullptr, 0, 0};
+    dpt_replay_rows_args rows{DPT_REPLAY_ROWS_ARGS_SIZE_1_5, nullptr, name.c_str(), nullptr, 0, 0};
     sdk::check(host, trainer.replay().rows(trainer.handle(), &rows));
     if (rows.rows != start + s.new_tokens) sdk::fail(DPT_INTERNAL, "the trainer holds " + std::to_string(rows.rows) + " rows");
 

@@ -2,7 +2,7 @@
 // id on the default search path), registers their checks and runs them with GoogleTest.
 #include <dopant/conformance.hpp>
 #include <dopant/draft/checkpoint.h>
-#include <dopant/draft/router.h>
+#include <dopant/router.h>
 
 #include "kinds.hpp"
 #include "outcome.hpp"

@@ -31,5 +31,6 @@ int command_inspect(const Options& options);
 int command_layout(const Options& options);
 int command_convert(const Options& options);
 int command_sandbox(const Options& options);
+int command_replay(const Options& options);
 
 }  // namespace dopant::cli

@@ -37,6 +37,9 @@ void print_usage() {
       "  sandbox exec [--plugin NAME] [--set NAME=VALUE]... [--stdin] -- CMD [ARGS...]\n"
       "                                run one command in a sandbox box, output and status passed through\n"
       "  sandbox bench [ab options]    A/B of sandbox transfers: spawn against pbox\n"
+      "  replay inspect FILE           header, shape, expert range and checksum of a routing replay payload\n"
+      "  replay convert --from C --to C --experts E [--layers L --top-k K] IN OUT\n"
+      "                                a routing replay payload from one codec (sglang, packed) to the other\n"
       "\n"
       "Plugins are searched in --plugin-path folders, DOPANT_PLUGIN_PATH, and the install dir.\n");
 }
@@ -69,6 +72,7 @@ int main(int argc, char** argv) {
     if (command == "layout") return command_layout(options);
     if (command == "convert") return command_convert(options);
     if (command == "sandbox") return command_sandbox(options);
+    if (command == "replay") return command_replay(options);
     if (command == "ab") {
       return dopant::ab::command_ab({options.words.begin() + 1, options.words.end()}, "/proc/self/exe",
                                     options.plugin_paths);

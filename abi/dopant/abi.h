@@ -1,5 +1,5 @@
 /* dopant ABI — umbrella header: the stable ABI. Draft kinds (abi/dopant/draft/) are not
- * part of it: a file that uses one includes its header by name, <dopant/draft/router.h>,
+ * part of it: a file that uses one includes its header by name, <dopant/draft/parallel.h>,
  * so that depending on a draft is always visible. */
 #ifndef DOPANT_ABI_H
 #define DOPANT_ABI_H
@@ -8,6 +8,7 @@
 #include "host.h"
 #include "plugin.h"
 #include "optimizer.h"
+#include "router.h"
 #include "sandbox.h"
 
 #endif /* DOPANT_ABI_H */

@@ -7,7 +7,6 @@
 #include <dopant/abi.h>
 #include <dopant/draft/checkpoint.h>
 #include <dopant/draft/parallel.h>
-#include <dopant/draft/router.h>
 
 #include <cstddef>
 #include <string_view>
@@ -25,7 +24,7 @@ struct KindInfo {
   const char* slot;         // "optimizer"
   size_t min_table_size;    // DPT_<KIND>_V1_SIZE_1_<first minor>
   size_t table_size;        // sizeof the current table
-  bool draft;               // a draft kind ("dopant.router.draft/0"): exact size only
+  bool draft;               // a draft kind ("dopant.parallel.draft/0"): exact size only
   const TableSlot* required;  // slots the kind's header does not call optional
   size_t required_count;
 };

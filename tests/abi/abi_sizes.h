@@ -8,7 +8,6 @@
 #include <dopant/draft/checkpoint.h>
 #include <dopant/draft/comm.h>
 #include <dopant/draft/parallel.h>
-#include <dopant/draft/router.h>
 #include <dopant/runtime.h>
 
 /* X(struct type, size macro) for every released struct size, and for the draft kinds'
@@ -35,14 +34,14 @@
   X(dpt_sandbox_get_args, DPT_SANDBOX_GET_ARGS_SIZE_1_4)     \
   X(dpt_sandbox_stats, DPT_SANDBOX_STATS_SIZE_1_4)           \
   X(dpt_sandbox_v1, DPT_SANDBOX_V1_SIZE_1_4)                 \
-  X(dpt_route_args, DPT_ROUTE_ARGS_DRAFT_SIZE)                 \
-  X(dpt_router_draft, DPT_ROUTER_DRAFT_SIZE)                   \
-  X(dpt_replay_session_args, DPT_REPLAY_SESSION_ARGS_DRAFT_SIZE) \
-  X(dpt_replay_record_args, DPT_REPLAY_RECORD_ARGS_DRAFT_SIZE)   \
-  X(dpt_replay_emit_args, DPT_REPLAY_EMIT_ARGS_DRAFT_SIZE)       \
-  X(dpt_replay_ingest_args, DPT_REPLAY_INGEST_ARGS_DRAFT_SIZE)   \
-  X(dpt_replay_rows_args, DPT_REPLAY_ROWS_ARGS_DRAFT_SIZE)       \
-  X(dpt_router_replay_draft, DPT_ROUTER_REPLAY_DRAFT_SIZE)       \
+  X(dpt_route_args, DPT_ROUTE_ARGS_SIZE_1_5)                 \
+  X(dpt_router_v1, DPT_ROUTER_V1_SIZE_1_5)                   \
+  X(dpt_replay_session_args, DPT_REPLAY_SESSION_ARGS_SIZE_1_5) \
+  X(dpt_replay_record_args, DPT_REPLAY_RECORD_ARGS_SIZE_1_5)   \
+  X(dpt_replay_emit_args, DPT_REPLAY_EMIT_ARGS_SIZE_1_5)       \
+  X(dpt_replay_ingest_args, DPT_REPLAY_INGEST_ARGS_SIZE_1_5)   \
+  X(dpt_replay_rows_args, DPT_REPLAY_ROWS_ARGS_SIZE_1_5)       \
+  X(dpt_router_replay_v1, DPT_ROUTER_REPLAY_V1_SIZE_1_5)       \
   X(dpt_parallel_sizes, DPT_PARALLEL_SIZES_DRAFT_SIZE)         \
   X(dpt_parallel_layout_args, DPT_PARALLEL_LAYOUT_ARGS_DRAFT_SIZE) \
   X(dpt_parallel_shard_args, DPT_PARALLEL_SHARD_ARGS_DRAFT_SIZE) \

@@ -28,7 +28,7 @@ TEST(AbiSizes, PinnedSizesFitTheirStructs) {
 
 // The initializer macros, as C fills them in: each writes its struct's latest size.
 TEST(AbiSizes, InitializerMacrosWriteTheLatestSizes) {
-  uint32_t sizes[16] = {};
+  uint32_t sizes[22] = {};
   abi_init_sizes_c11(sizes);
   EXPECT_EQ(sizes[0], DPT_STEP_ARGS_SIZE_1_3);
   EXPECT_EQ(sizes[1], DPT_PARAM_GROUP_SIZE_1_0);
@@ -45,7 +45,13 @@ TEST(AbiSizes, InitializerMacrosWriteTheLatestSizes) {
   EXPECT_EQ(sizes[12], DPT_SANDBOX_GET_ARGS_SIZE_1_4);
   EXPECT_EQ(sizes[13], DPT_SANDBOX_STATS_SIZE_1_4);
   EXPECT_EQ(sizes[14], sizeof(dpt_sandbox_v1));
-  EXPECT_EQ(sizes[15], DPT_ROUTE_ARGS_DRAFT_SIZE);
+  EXPECT_EQ(sizes[15], DPT_ROUTE_ARGS_SIZE_1_5);
+  EXPECT_EQ(sizes[16], sizeof(dpt_router_v1));
+  EXPECT_EQ(sizes[17], DPT_REPLAY_SESSION_ARGS_SIZE_1_5);
+  EXPECT_EQ(sizes[18], DPT_REPLAY_RECORD_ARGS_SIZE_1_5);
+  EXPECT_EQ(sizes[19], DPT_REPLAY_EMIT_ARGS_SIZE_1_5);
+  EXPECT_EQ(sizes[20], DPT_REPLAY_INGEST_ARGS_SIZE_1_5);
+  EXPECT_EQ(sizes[21], DPT_REPLAY_ROWS_ARGS_SIZE_1_5);
 }
 
 // The defaults the initializers document.

@@ -13,6 +13,7 @@ static const dpt_param_decl c11_decl = {DPT_PARAM_DECL_FIELDS, .name = "lr"};
 static const dpt_param_decl* const c11_decls[] = {&c11_decl};
 static const dpt_optimizer_v1 c11_table = {DPT_OPTIMIZER_V1_FIELDS};
 static const dpt_sandbox_v1 c11_sandbox_table = {DPT_SANDBOX_V1_FIELDS};
+static const dpt_router_v1 c11_router_table = {DPT_ROUTER_V1_FIELDS};
 static const void* c11_extension(const char* id) { return id != NULL ? &c11_table : NULL; }
 static const dpt_plugin_descriptor c11_descriptor = {
     DPT_PLUGIN_DESCRIPTOR_FIELDS, .id = "c11", .params = c11_decls, .param_count = 1,
@@ -36,6 +37,11 @@ void abi_init_sizes_c11(uint32_t* out) {
   const dpt_sandbox_get_args get = DPT_SANDBOX_GET_ARGS_INIT;
   const dpt_sandbox_stats sandbox_stats = DPT_SANDBOX_STATS_INIT;
   const dpt_route_args route = DPT_ROUTE_ARGS_INIT;
+  const dpt_replay_session_args session = DPT_REPLAY_SESSION_ARGS_INIT;
+  const dpt_replay_record_args record = DPT_REPLAY_RECORD_ARGS_INIT;
+  const dpt_replay_emit_args emit = DPT_REPLAY_EMIT_ARGS_INIT;
+  const dpt_replay_ingest_args ingest = DPT_REPLAY_INGEST_ARGS_INIT;
+  const dpt_replay_rows_args rows = DPT_REPLAY_ROWS_ARGS_INIT;
   out[0] = step.struct_size;
   out[1] = group.struct_size;
   out[2] = memory.struct_size;
@@ -52,4 +58,10 @@ void abi_init_sizes_c11(uint32_t* out) {
   out[13] = sandbox_stats.struct_size;
   out[14] = c11_sandbox_table.struct_size;
   out[15] = route.struct_size;
+  out[16] = c11_router_table.struct_size;
+  out[17] = session.struct_size;
+  out[18] = record.struct_size;
+  out[19] = emit.struct_size;
+  out[20] = ingest.struct_size;
+  out[21] = rows.struct_size;
 }

@@ -44,7 +44,7 @@ PluginSchema plugin(const char* id, const char* kind, const dpt_param_decl* cons
 FakeCatalog::FakeCatalog() {
   plugins_.push_back(plugin("adamw", "dopant.optimizer/1", kAdamw, 3));
   plugins_.push_back(plugin("adamw-chunked-offload", "dopant.optimizer/1", kOffload, 4));
-  plugins_.push_back(plugin("topk", "dopant.router.draft/0", kTopk, 1));
+  plugins_.push_back(plugin("topk", "dopant.router/1", kTopk, 1));
   workloads_.push_back({"optimizer-step", parse_param_decls(kOptimizerStep, 3, "optimizer-step"),
                         {"optimizer"}});
   workloads_.push_back({"moe-routing", {}, {}});

@@ -101,7 +101,7 @@ TEST(RunConfigErrors, PluginOfAnotherKind) {
                         "workload = \"optimizer-step\"\n"
                         "[optimizer]\n"
                         "plugin = \"topk\"\n"),
-            "run.toml:4:10: plugin `topk` is of kind `dopant.router.draft/0`, but slot `optimizer` needs "
+            "run.toml:4:10: plugin `topk` is of kind `dopant.router/1`, but slot `optimizer` needs "
             "`dopant.optimizer/1`");
 }
 

@@ -3,7 +3,7 @@
 // stitches into exactly the ids recorded; delta turns carry a fraction of full turns'
 // bytes; a damaged payload is refused naming the session and turn, the rows held
 // unchanged. topk offers no replay table.
-#include <dopant/draft/router.h>
+#include <dopant/router.h>
 #include <dopant/replay_session/sessions.hpp>
 #include <dopant/runtime.h>
 #include <dopant/sdk/tensors.hpp>
@@ -38,13 +38,13 @@ class Runtime {
     dpt_runtime_destroy(runtime_);
   }
   // A new instance of `plugin` and its replay table (NULL when it offers none).
-  std::pair<dpt_instance*, const dpt_router_replay_draft*> instance(const char* plugin) {
+  std::pair<dpt_instance*, const dpt_router_replay_v1*> instance(const char* plugin) {
     dpt_plugin_instance* instance = nullptr;
     EXPECT_EQ("", take_message(dpt_plugin_instance_create(runtime_, plugin, nullptr, &instance)));
     instances_.push_back(instance);
     const dpt_plugin_info* info = dpt_plugin_instance_info(instance);
     return {dpt_plugin_instance_handle(instance),
-            static_cast<const dpt_router_replay_draft*>(info->descriptor->get_extension(DPT_EXT_ROUTER_REPLAY))};
+            static_cast<const dpt_router_replay_v1*>(info->descriptor->get_extension(DPT_EXT_ROUTER_REPLAY))};
   }
 
  private:
@@ -62,7 +62,7 @@ class ReplayPlugin : public testing::TestWithParam<Plugin> {
   ReplayPlugin() : runtime_(GetParam().library) {
     std::tie(inference_, table_) = runtime_.instance(GetParam().id);
     trainer_ = runtime_.instance(GetParam().id).first;
-    dpt_replay_session_args open{DPT_REPLAY_SESSION_ARGS_DRAFT_SIZE, nullptr, "s", kLayers, kTopK, kExperts};
+    dpt_replay_session_args open{DPT_REPLAY_SESSION_ARGS_SIZE_1_5, nullptr, "s", kLayers, kTopK, kExperts};
     EXPECT_EQ("", take_message(table_->open(inference_, &open)));
     EXPECT_EQ("", take_message(table_->open(trainer_, &open)));
     std::mt19937 random(23);
@@ -86,7 +86,7 @@ class ReplayPlugin : public testing::TestWithParam<Plugin> {
       }
       int64_t shape[] = {static_cast<int64_t>(seqlen), kTopK};
       const DLTensor view{layer.data(), {kDLCPU, 0}, 2, sdk::kInt32, shape, nullptr, 0};
-      const dpt_replay_record_args record{DPT_REPLAY_RECORD_ARGS_DRAFT_SIZE, nullptr, "s", l, 0, &view};
+      const dpt_replay_record_args record{DPT_REPLAY_RECORD_ARGS_SIZE_1_5, nullptr, "s", l, 0, &view};
       EXPECT_EQ("", take_message(table_->record(inference_, &record)));
     }
   }
@@ -94,7 +94,7 @@ class ReplayPlugin : public testing::TestWithParam<Plugin> {
   uint64_t start(uint32_t turn) const { return turn == 0 ? 0 : ends_[turn - 1] - 1; }
   // Emits `turn`; its bytes.
   std::vector<uint8_t> emit(uint32_t turn) {
-    dpt_replay_emit_args args{DPT_REPLAY_EMIT_ARGS_DRAFT_SIZE, nullptr, "s", start(turn), ends_[turn], nullptr, 0};
+    dpt_replay_emit_args args{DPT_REPLAY_EMIT_ARGS_SIZE_1_5, nullptr, "s", start(turn), ends_[turn], nullptr, 0};
     EXPECT_EQ("", take_message(table_->emit(inference_, &args)));
     return {args.payload, args.payload + args.payload_size};
   }
@@ -102,12 +102,12 @@ class ReplayPlugin : public testing::TestWithParam<Plugin> {
     int64_t count = static_cast<int64_t>(ends_[turn] - 1 - start(turn));
     const DLTensor tokens{tokens_.data() + start(turn), {kDLCPU, 0}, 1, sdk::kInt32, &count, nullptr, 0};
     const uint64_t hash = replay_session::token_hash({tokens_.data(), start(turn)});
-    const dpt_replay_ingest_args args{DPT_REPLAY_INGEST_ARGS_DRAFT_SIZE, nullptr, "s", turn, hash, &tokens,
+    const dpt_replay_ingest_args args{DPT_REPLAY_INGEST_ARGS_SIZE_1_5, nullptr, "s", turn, hash, &tokens,
                                       payload.data(), payload.size()};
     return take_message(table_->ingest(trainer_, &args));
   }
   std::vector<int32_t> held() {
-    dpt_replay_rows_args args{DPT_REPLAY_ROWS_ARGS_DRAFT_SIZE, nullptr, "s", nullptr, 0, 0};
+    dpt_replay_rows_args args{DPT_REPLAY_ROWS_ARGS_SIZE_1_5, nullptr, "s", nullptr, 0, 0};
     EXPECT_EQ("", take_message(table_->rows(trainer_, &args)));
     return {args.ids, args.ids + args.rows * kLayers * kTopK};
   }
@@ -118,7 +118,7 @@ class ReplayPlugin : public testing::TestWithParam<Plugin> {
   Runtime runtime_;
   dpt_instance* inference_ = nullptr;
   dpt_instance* trainer_ = nullptr;
-  const dpt_router_replay_draft* table_ = nullptr;
+  const dpt_router_replay_v1* table_ = nullptr;
   std::vector<uint64_t> ends_;
   std::vector<int32_t> tokens_;
   std::vector<int32_t> recorded_;

@@ -2,7 +2,7 @@
 // (sigmoid, 8 groups, bias, top-8) cut across threads gives route_reference's ids and
 // weight bits and the matching load; bf16 logits route like their fp32 values; each bad
 // argument or parameter is refused with a message that names it.
-#include <dopant/draft/router.h>
+#include <dopant/router.h>
 #include <dopant/runtime.h>
 #include <dopant/sdk/float16.hpp>
 #include <dopant/sdk/tensors.hpp>
@@ -52,7 +52,7 @@ class TopkPlugin {
   }
   const std::string& create_error() const { return create_error_; }
   std::string route(const dpt_route_args& args) const {
-    const auto* table = static_cast<const dpt_router_draft*>(dpt_plugin_instance_table(instance_));
+    const auto* table = static_cast<const dpt_router_v1*>(dpt_plugin_instance_table(instance_));
     return take_message(table->route(dpt_plugin_instance_handle(instance_), &args, nullptr));
   }
 

@@ -87,12 +87,39 @@ plugin = "spawn"
 plugin = "pbox"
 )";
 
+// Routing replay of one Kimi-K2-shaped session (61 layers, top-8 of 384 experts), 8 turns:
+// every row each turn as base64 int32 against the new rows only, packed at 9 bits per id.
+const char* const kRouterRun = R"(
+[run]
+workload = "router-replay"
+repetitions = 5
+
+[device]
+kind = "cpu"
+
+[workload]
+sessions = 1
+turns = 8
+new_tokens = {scale:256}
+layers = 61
+experts = 384
+top_k = 8
+
+[router]
+plugin = "replay-full"
+scoring = "sigmoid"
+
+[variants.optimized.router]
+plugin = "replay-delta"
+scoring = "sigmoid"
+)";
+
 }  // namespace
 
 const std::vector<SuiteEntry>& suite_entries() {
   static const std::vector<SuiteEntry> entries = {
       {"optimizer", "adamw", "adamw-chunked-offload", "peak_device_bytes", kOptimizerRun},
-      {"router", "topk", "replay-delta", "", ""},
+      {"router", "replay-full", "replay-delta", "bytes_per_turn", kRouterRun},
       {"sandbox", "spawn", "pbox", "roundtrip_1mib_p50", kSandboxRun},
       {"checkpoint", "gather", "stream", "", ""},
       {"parallel", "megatron", "wideep", "bytes_per_token", kParallelRun, 2},

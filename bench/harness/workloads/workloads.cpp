@@ -7,6 +7,7 @@
 
 #include "moe_dispatch.hpp"
 #include "optimizer_step.hpp"
+#include "router_replay.hpp"
 #include "sandbox_transfer.hpp"
 
 namespace dopant::workloads {
@@ -16,6 +17,7 @@ const std::vector<Workload>& builtin() {
       {&optimizer_step_decl, &run_optimizer_step},
       {&sandbox_transfer_decl, &run_sandbox_transfer},
       {&moe_dispatch_decl, &run_moe_dispatch},
+      {&router_replay_decl, &run_router_replay},
   };
   return workloads;
 }

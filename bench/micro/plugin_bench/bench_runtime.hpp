@@ -4,7 +4,7 @@
 
 #include <dopant/draft/checkpoint.h>
 #include <dopant/draft/parallel.h>
-#include <dopant/draft/router.h>
+#include <dopant/router.h>
 #include <dopant/sandbox.h>
 #include <dopant/runtime.h>
 

@@ -14,7 +14,7 @@ constexpr int64_t kTopK = 8;
 void route(benchmark::State& state, const std::string& plugin) {
   Instance instance = create_instance(state, plugin);
   if (!instance) return;
-  const auto* table = static_cast<const dpt_router_draft*>(dpt_plugin_instance_table(instance.get()));
+  const auto* table = static_cast<const dpt_router_v1*>(dpt_plugin_instance_table(instance.get()));
   std::vector<float> logits(kTokens * kExperts);
   for (size_t i = 0; i < logits.size(); ++i) logits[i] = std::sin(0.37f * static_cast<float>(i));
   std::vector<int32_t> ids(kTokens * kTopK);

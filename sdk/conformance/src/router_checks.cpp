@@ -1,5 +1,5 @@
-// Checks of "dopant.router.draft/0" plugins, on 5 tokens over 8 experts, top-2. They assume
-// nothing of the routing rule, only the kind's contract (abi/dopant/draft/router.h):
+// Checks of "dopant.router/1" plugins, on 5 tokens over 8 experts, top-2. They assume
+// nothing of the routing rule, only the kind's contract (abi/dopant/router.h):
 //   - every token gets top_k distinct expert ids in [0, experts) and finite weights;
 //   - the same call twice gives the same bits;
 //   - bf16 logits give what fp32 logits of the same values give;
@@ -7,7 +7,7 @@
 //   - expert_load counts the ids returned;
 //   - recorded ids out of range or repeated within a row, an int32 logits tensor and
 //     top_k above the expert count are refused with an error.
-#include <dopant/draft/router.h>
+#include <dopant/router.h>
 
 #include "outcome.hpp"
 #include "registry.hpp"
@@ -77,7 +77,7 @@ std::string route(const PluginInstance& router, void* logits, DLDataType dtype, 
   args.expert_ids = &ids_view.tensor;
   args.weights = &weights_view.tensor;
   args.expert_load = with_load ? &load_view.tensor : nullptr;
-  return ok_or_message(router.table<dpt_router_draft>().route(router.handle(), &args, nullptr));
+  return ok_or_message(router.table<dpt_router_v1>().route(router.handle(), &args, nullptr));
 }
 
 void expect_valid(const Routed& routed) {

@@ -1,9 +1,9 @@
-// Checks of the replay extension "dopant.router.replay.draft/0", run on routers whose
+// Checks of the replay extension "dopant.router.replay/1", run on routers whose
 // descriptor offers it: a two-turn session (2 layers, top-2 of 8 experts, 6 and then 3
 // more positions) recorded on one instance and ingested on another stitches into exactly
 // the ids recorded, with the prefix hash of the tokens; a turn whose prefix hash is wrong
 // is refused, and the trainer keeps what it held.
-#include <dopant/draft/router.h>
+#include <dopant/router.h>
 
 #include "outcome.hpp"
 #include "registry.hpp"
@@ -36,8 +36,8 @@ uint64_t prefix_hash(const std::vector<int32_t>& tokens, size_t count) {
 class Session {
  public:
   explicit Session(const Target& target) : inference_(target), trainer_(target) {
-    table_ = static_cast<const dpt_router_replay_draft*>(target.info->descriptor->get_extension(DPT_EXT_ROUTER_REPLAY));
-    dpt_replay_session_args open{DPT_REPLAY_SESSION_ARGS_DRAFT_SIZE, nullptr, "conformance", kLayers, kTopK, kExperts};
+    table_ = static_cast<const dpt_router_replay_v1*>(target.info->descriptor->get_extension(DPT_EXT_ROUTER_REPLAY));
+    dpt_replay_session_args open{DPT_REPLAY_SESSION_ARGS_SIZE_1_5, nullptr, "conformance", kLayers, kTopK, kExperts};
     EXPECT_EQ("", ok_or_message(table_->open(inference_.handle(), &open)));
     EXPECT_EQ("", ok_or_message(table_->open(trainer_.handle(), &open)));
     // Position p, layer l picks experts (p + l) % 8 and (p + l + 3) % 8; token p is 100 + p.
@@ -56,7 +56,7 @@ class Session {
       }
       int64_t shape[] = {static_cast<int64_t>(kTurnEnds[1]), kTopK};
       const DLTensor view{layer_ids.data(), {kDLCPU, 0}, 2, sdk::kInt32, shape, nullptr, 0};
-      const dpt_replay_record_args record{DPT_REPLAY_RECORD_ARGS_DRAFT_SIZE, nullptr, "conformance", l, 0, &view};
+      const dpt_replay_record_args record{DPT_REPLAY_RECORD_ARGS_SIZE_1_5, nullptr, "conformance", l, 0, &view};
       EXPECT_EQ("", ok_or_message(table_->record(inference_.handle(), &record)));
     }
   }
@@ -64,12 +64,12 @@ class Session {
   // Emits turn `turn` on the inference side and ingests it on the trainer with `hash`.
   std::string send(int turn, uint64_t hash) {
     const uint64_t start = turn == 0 ? 0 : kTurnEnds[turn - 1] - 1, end = kTurnEnds[turn] - 1;
-    dpt_replay_emit_args emit{DPT_REPLAY_EMIT_ARGS_DRAFT_SIZE, nullptr, "conformance", start, kTurnEnds[turn], nullptr, 0};
+    dpt_replay_emit_args emit{DPT_REPLAY_EMIT_ARGS_SIZE_1_5, nullptr, "conformance", start, kTurnEnds[turn], nullptr, 0};
     const std::string emitted = ok_or_message(table_->emit(inference_.handle(), &emit));
     if (!emitted.empty()) return emitted;
     int64_t count = static_cast<int64_t>(end - start);
     const DLTensor tokens{tokens_.data() + start, {kDLCPU, 0}, 1, sdk::kInt32, &count, nullptr, 0};
-    const dpt_replay_ingest_args ingest{DPT_REPLAY_INGEST_ARGS_DRAFT_SIZE, nullptr, "conformance",
+    const dpt_replay_ingest_args ingest{DPT_REPLAY_INGEST_ARGS_SIZE_1_5, nullptr, "conformance",
                                        static_cast<uint64_t>(turn), hash, &tokens, emit.payload, emit.payload_size};
     return ok_or_message(table_->ingest(trainer_.handle(), &ingest));
   }
@@ -77,7 +77,7 @@ class Session {
 
   // The trainer's stitched rows.
   std::vector<int32_t> held() const {
-    dpt_replay_rows_args rows{DPT_REPLAY_ROWS_ARGS_DRAFT_SIZE, nullptr, "conformance", nullptr, 0, 0};
+    dpt_replay_rows_args rows{DPT_REPLAY_ROWS_ARGS_SIZE_1_5, nullptr, "conformance", nullptr, 0, 0};
     EXPECT_EQ("", ok_or_message(table_->rows(trainer_.handle(), &rows)));
     if (rows.rows == 0) return {};
     return {rows.ids, rows.ids + rows.rows * kLayers * kTopK};
@@ -89,7 +89,7 @@ class Session {
 
  private:
   PluginInstance inference_, trainer_;
-  const dpt_router_replay_draft* table_ = nullptr;
+  const dpt_router_replay_v1* table_ = nullptr;
   std::vector<int32_t> tokens_;
   std::vector<int32_t> recorded_;  // [positions, layers, top_k] int32
 };

@@ -3,7 +3,7 @@
 #include <dopant/conformance.hpp>
 #include <dopant/draft/checkpoint.h>
 #include <dopant/draft/parallel.h>
-#include <dopant/draft/router.h>
+#include <dopant/router.h>
 
 #include "kinds.hpp"
 #include "outcome.hpp"

@@ -1,5 +1,5 @@
-// dopant SDK — RouterAdapter<T>: the static dpt_router_draft table of a C++ class, and
-// RouterReplayAdapter<T>: its dpt_router_replay_draft extension table.
+// dopant SDK — RouterAdapter<T>: the static dpt_router_v1 table of a C++ class, and
+// RouterReplayAdapter<T>: its dpt_router_replay_v1 extension table.
 //
 //   class MyRouter {
 //    public:
@@ -15,7 +15,7 @@
 //   };
 #pragma once
 
-#include <dopant/draft/router.h>
+#include <dopant/router.h>
 
 #include "instance.hpp"
 #include "structs.hpp"
@@ -26,18 +26,18 @@ namespace dopant::sdk {
 
 template <typename T>
 struct RouterAdapter {
-  using Table = dpt_router_draft;
+  using Table = dpt_router_v1;
   static constexpr const char* kind = DPT_KIND_ROUTER;
 
   static dpt_error* route(dpt_instance* handle, const dpt_route_args* args,
                           dpt_stream* stream) noexcept {
     return call_instance<T>(handle, [&](T& self, const dpt_host*) {
-      self.route(read_struct(args, DPT_ROUTE_ARGS_DRAFT_SIZE, "route args"), stream);
+      self.route(read_struct(args, DPT_ROUTE_ARGS_SIZE_1_5, "route args"), stream);
     });
   }
 
-  static constexpr dpt_router_draft table{DPT_ROUTER_DRAFT_SIZE, &create_instance<T>,
-                                       &destroy_instance<T>, &route};
+  static constexpr dpt_router_v1 table{DPT_ROUTER_V1_SIZE_1_5, &create_instance<T>,
+                                    &destroy_instance<T>, &route};
 };
 
 template <typename T>
@@ -58,26 +58,26 @@ struct RouterReplayAdapter {
   }
 
   static dpt_error* open(dpt_instance* h, const dpt_replay_session_args* a) noexcept {
-    return in<dpt_replay_session_args, &T::open>(h, a, DPT_REPLAY_SESSION_ARGS_DRAFT_SIZE, "replay open args");
+    return in<dpt_replay_session_args, &T::open>(h, a, DPT_REPLAY_SESSION_ARGS_SIZE_1_5, "replay open args");
   }
   static dpt_error* record(dpt_instance* h, const dpt_replay_record_args* a) noexcept {
-    return in<dpt_replay_record_args, &T::record>(h, a, DPT_REPLAY_RECORD_ARGS_DRAFT_SIZE, "replay record args");
+    return in<dpt_replay_record_args, &T::record>(h, a, DPT_REPLAY_RECORD_ARGS_SIZE_1_5, "replay record args");
   }
   static dpt_error* emit(dpt_instance* h, dpt_replay_emit_args* a) noexcept {
-    return in_out<dpt_replay_emit_args, &T::emit>(h, a, DPT_REPLAY_EMIT_ARGS_DRAFT_SIZE, "replay emit args");
+    return in_out<dpt_replay_emit_args, &T::emit>(h, a, DPT_REPLAY_EMIT_ARGS_SIZE_1_5, "replay emit args");
   }
   static dpt_error* ingest(dpt_instance* h, const dpt_replay_ingest_args* a) noexcept {
-    return in<dpt_replay_ingest_args, &T::ingest>(h, a, DPT_REPLAY_INGEST_ARGS_DRAFT_SIZE, "replay ingest args");
+    return in<dpt_replay_ingest_args, &T::ingest>(h, a, DPT_REPLAY_INGEST_ARGS_SIZE_1_5, "replay ingest args");
   }
   static dpt_error* rows(dpt_instance* h, dpt_replay_rows_args* a) noexcept {
-    return in_out<dpt_replay_rows_args, &T::rows>(h, a, DPT_REPLAY_ROWS_ARGS_DRAFT_SIZE, "replay rows args");
+    return in_out<dpt_replay_rows_args, &T::rows>(h, a, DPT_REPLAY_ROWS_ARGS_SIZE_1_5, "replay rows args");
   }
   static dpt_error* close(dpt_instance* h, const dpt_replay_session_args* a) noexcept {
-    return in<dpt_replay_session_args, &T::close>(h, a, DPT_REPLAY_SESSION_ARGS_DRAFT_SIZE, "replay close args");
+    return in<dpt_replay_session_args, &T::close>(h, a, DPT_REPLAY_SESSION_ARGS_SIZE_1_5, "replay close args");
   }
 
-  static constexpr dpt_router_replay_draft table{DPT_ROUTER_REPLAY_DRAFT_SIZE, &open, &record, &emit,
-                                                 &ingest, &rows, &close};
+  static constexpr dpt_router_replay_v1 table{DPT_ROUTER_REPLAY_V1_SIZE_1_5, &open, &record, &emit,
+                                              &ingest, &rows, &close};
 };
 
 // The extension lookup of a router class with replay, for describe's second argument.

@@ -1,5 +1,5 @@
 // ReplayRouter<codec>: a router that routes as TopkRouter does and offers the replay
-// extension (dopant.router.replay.draft/0) over dopant_replay_session's recorder and
+// extension (dopant.router.replay/1) over dopant_replay_session's recorder and
 // stitcher. Two codecs make the two replay plugins:
 //   sglang_full   every turn sends all rows [0, seqlen - 1) as SGLang's base64 int32 (the
 //                 behaviour before delta replay); the trainer checks the rows it holds

@@ -1,5 +1,5 @@
-// Both ends of routing replay for multi-turn sessions, as plain C++ the replay plugins are
-// to be built on (the ABI extension that exposes them is not written yet).
+// Both ends of routing replay for multi-turn sessions, as plain C++: the replay plugins
+// expose them through the extension dopant.router.replay/1 (replay_router.hpp).
 //
 // The inference side records, per session, the experts each MoE layer chose for each token
 // position, and at the end of a turn emits rows [start_len, seqlen - 1): the positions the

@@ -1,21 +1,22 @@
-/* dopant ABI — kind "dopant.router.draft/0": MoE routers that pick experts for tokens.
+/* dopant ABI — kind "dopant.router/1": MoE routers that pick experts for tokens.
  *
  * Optional capabilities (replay of recorded routing, delta codecs) are extension tables
  * found through the descriptor's get_extension with their own versioned ids.
  *
- * DRAFT: this kind has no shipped plugin yet. Its id ends in ".draft/0", its sizes are not
- * pinned, and it may change in any way until it is promoted to "/1" (see docs/abi.md). The
- * core loads a plugin of a draft kind only when its table is exactly this header's size.
+ * Released in minor 5 (promoted from "dopant.router.draft/0" with the `topk`, `replay-full`
+ * and `replay-delta` plugins), with the replay extension "dopant.router.replay/1"; every
+ * size is pinned. Callers fill the args from the DPT_ROUTE_ARGS_INIT and DPT_REPLAY_*_INIT
+ * macros.
  */
-#ifndef DOPANT_ABI_DRAFT_ROUTER_H
-#define DOPANT_ABI_DRAFT_ROUTER_H
+#ifndef DOPANT_ABI_ROUTER_H
+#define DOPANT_ABI_ROUTER_H
 
 #include <dlpack/dlpack.h>
 
-#include "../base.h"
-#include "../host.h"
+#include "base.h"
+#include "host.h"
 
-#define DPT_KIND_ROUTER "dopant.router.draft/0"
+#define DPT_KIND_ROUTER "dopant.router/1"
 
 /* One routing call for one MoE layer: picks top_k experts per token and their combine
  * weights. Every tensor is a borrowed view owned by the caller, on the run's device, valid
@@ -40,13 +41,14 @@ typedef struct dpt_route_args {
                                      * tokens routed to each expert by this call (overwritten,
                                      * not accumulated)                                      */
 } dpt_route_args;
-#define DPT_ROUTE_ARGS_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_route_args, expert_load)
+#define DPT_ROUTE_ARGS_SIZE_1_5 DPT_STRUCT_SIZE(dpt_route_args, expert_load)
+DPT_PIN_SIZE_LP64(DPT_ROUTE_ARGS_SIZE_1_5, 72);
 /* Args ready to be filled: size set, every pointer NULL, layer and top_k zero. */
-#define DPT_ROUTE_ARGS_INIT {DPT_ROUTE_ARGS_DRAFT_SIZE, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL}
+#define DPT_ROUTE_ARGS_INIT {DPT_ROUTE_ARGS_SIZE_1_5, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL}
 
 /* Every slot is required, and the loader refuses a library whose table leaves one NULL,
  * except the slots marked Optional (NULL there: the plugin does not provide it). */
-typedef struct dpt_router_draft {
+typedef struct dpt_router_v1 {
   uint32_t struct_size;
   /* [control-thread] */
   dpt_error* (*create)(const dpt_host* host, const dpt_config* config, dpt_instance** out);
@@ -55,10 +57,13 @@ typedef struct dpt_router_draft {
   /* [instance-thread] Fills expert_ids, weights and, when given, expert_load, queued on
    * `stream` (on CPU the work is done when it returns). */
   dpt_error* (*route)(dpt_instance* instance, const dpt_route_args* args, dpt_stream* stream);
-} dpt_router_draft;
-#define DPT_ROUTER_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_router_draft, route)
+} dpt_router_v1;
+#define DPT_ROUTER_V1_SIZE_1_5 DPT_STRUCT_SIZE(dpt_router_v1, route)
+DPT_PIN_SIZE_LP64(DPT_ROUTER_V1_SIZE_1_5, 32);
+/* Leading designator of a plugin's static table: {DPT_ROUTER_V1_FIELDS, .create = ...}. */
+#define DPT_ROUTER_V1_FIELDS .struct_size = sizeof(dpt_router_v1)
 
-/* ---- Extension "dopant.router.replay.draft/0": routing replay for multi-turn sessions ----
+/* ---- Extension "dopant.router.replay/1": routing replay for multi-turn sessions ----
  *
  * Found through the descriptor's get_extension(DPT_EXT_ROUTER_REPLAY); NULL when the plugin
  * does not replay. One instance can play either side of a session:
@@ -69,7 +74,7 @@ typedef struct dpt_router_draft {
  * ids below experts, no id twice within a row's layer) and, on any failure, returns
  * DPT_INVALID_ARGUMENT naming the session, turn and first bad row, the session unchanged.
  * Sessions are named by UTF-8 strings, copied by open. */
-#define DPT_EXT_ROUTER_REPLAY "dopant.router.replay.draft/0"
+#define DPT_EXT_ROUTER_REPLAY "dopant.router.replay/1"
 
 /* The prefix hash a client sends: FNV-1a 64 (offset 0xcbf29ce484222325, prime
  * 0x100000001b3) over the prompt tokens [0, start_row) as little-endian int32 bytes. */
@@ -82,7 +87,10 @@ typedef struct dpt_replay_session_args {
   uint32_t top_k;       /* open only: experts per token and layer */
   uint32_t experts;     /* open only: ids lie in [0, experts) */
 } dpt_replay_session_args;
-#define DPT_REPLAY_SESSION_ARGS_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_replay_session_args, experts)
+#define DPT_REPLAY_SESSION_ARGS_SIZE_1_5 DPT_STRUCT_SIZE(dpt_replay_session_args, experts)
+DPT_PIN_SIZE_LP64(DPT_REPLAY_SESSION_ARGS_SIZE_1_5, 36);
+/* No session, zero shape. */
+#define DPT_REPLAY_SESSION_ARGS_INIT {DPT_REPLAY_SESSION_ARGS_SIZE_1_5, NULL, NULL, 0, 0, 0}
 
 typedef struct dpt_replay_record_args {
   uint32_t struct_size;
@@ -93,7 +101,10 @@ typedef struct dpt_replay_record_args {
   const DLTensor* ids;  /* [tokens, top_k] int32, the layer's choice for positions
                          * [position, position + tokens); read during the call */
 } dpt_replay_record_args;
-#define DPT_REPLAY_RECORD_ARGS_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_replay_record_args, ids)
+#define DPT_REPLAY_RECORD_ARGS_SIZE_1_5 DPT_STRUCT_SIZE(dpt_replay_record_args, ids)
+DPT_PIN_SIZE_LP64(DPT_REPLAY_RECORD_ARGS_SIZE_1_5, 48);
+/* No session, layer and position 0, no ids. */
+#define DPT_REPLAY_RECORD_ARGS_INIT {DPT_REPLAY_RECORD_ARGS_SIZE_1_5, NULL, NULL, 0, 0, NULL}
 
 typedef struct dpt_replay_emit_args {
   uint32_t struct_size;
@@ -105,7 +116,10 @@ typedef struct dpt_replay_emit_args {
                             * the next emit on it or its destruction */
   uint64_t payload_size;   /* out: bytes at payload */
 } dpt_replay_emit_args;
-#define DPT_REPLAY_EMIT_ARGS_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_replay_emit_args, payload_size)
+#define DPT_REPLAY_EMIT_ARGS_SIZE_1_5 DPT_STRUCT_SIZE(dpt_replay_emit_args, payload_size)
+DPT_PIN_SIZE_LP64(DPT_REPLAY_EMIT_ARGS_SIZE_1_5, 56);
+/* No session, empty range, outputs cleared. */
+#define DPT_REPLAY_EMIT_ARGS_INIT {DPT_REPLAY_EMIT_ARGS_SIZE_1_5, NULL, NULL, 0, 0, NULL, 0}
 
 typedef struct dpt_replay_ingest_args {
   uint32_t struct_size;
@@ -117,7 +131,10 @@ typedef struct dpt_replay_ingest_args {
   const uint8_t* payload;       /* the emitted bytes, read during the call */
   uint64_t payload_size;
 } dpt_replay_ingest_args;
-#define DPT_REPLAY_INGEST_ARGS_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_replay_ingest_args, payload_size)
+#define DPT_REPLAY_INGEST_ARGS_SIZE_1_5 DPT_STRUCT_SIZE(dpt_replay_ingest_args, payload_size)
+DPT_PIN_SIZE_LP64(DPT_REPLAY_INGEST_ARGS_SIZE_1_5, 64);
+/* No session, turn 0, hash 0, no tokens, no payload. */
+#define DPT_REPLAY_INGEST_ARGS_INIT {DPT_REPLAY_INGEST_ARGS_SIZE_1_5, NULL, NULL, 0, 0, NULL, NULL, 0}
 
 typedef struct dpt_replay_rows_args {
   uint32_t struct_size;
@@ -128,10 +145,13 @@ typedef struct dpt_replay_rows_args {
   uint64_t rows;       /* out: rows held */
   uint64_t held_hash;  /* out: prefix hash of the tokens of the rows held */
 } dpt_replay_rows_args;
-#define DPT_REPLAY_ROWS_ARGS_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_replay_rows_args, held_hash)
+#define DPT_REPLAY_ROWS_ARGS_SIZE_1_5 DPT_STRUCT_SIZE(dpt_replay_rows_args, held_hash)
+DPT_PIN_SIZE_LP64(DPT_REPLAY_ROWS_ARGS_SIZE_1_5, 48);
+/* No session, outputs cleared. */
+#define DPT_REPLAY_ROWS_ARGS_INIT {DPT_REPLAY_ROWS_ARGS_SIZE_1_5, NULL, NULL, NULL, 0, 0}
 
 /* Every slot is required. All are [instance-thread]. */
-typedef struct dpt_router_replay_draft {
+typedef struct dpt_router_replay_v1 {
   uint32_t struct_size;
   /* Opens `session` with its shape on both sides; DPT_ALREADY_EXISTS if it is open. */
   dpt_error* (*open)(dpt_instance* instance, const dpt_replay_session_args* args);
@@ -145,7 +165,8 @@ typedef struct dpt_router_replay_draft {
   dpt_error* (*rows)(dpt_instance* instance, dpt_replay_rows_args* args);
   /* Forgets `session` on both sides; DPT_NOT_FOUND if it is not open. */
   dpt_error* (*close)(dpt_instance* instance, const dpt_replay_session_args* args);
-} dpt_router_replay_draft;
-#define DPT_ROUTER_REPLAY_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_router_replay_draft, close)
+} dpt_router_replay_v1;
+#define DPT_ROUTER_REPLAY_V1_SIZE_1_5 DPT_STRUCT_SIZE(dpt_router_replay_v1, close)
+DPT_PIN_SIZE_LP64(DPT_ROUTER_REPLAY_V1_SIZE_1_5, 56);
 
-#endif /* DOPANT_ABI_DRAFT_ROUTER_H */
+#endif /* DOPANT_ABI_ROUTER_H */

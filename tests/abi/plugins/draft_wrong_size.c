@@ -1,28 +1,28 @@
 /* ABI test plugin of a draft kind whose table is larger than this core's draft: a draft
  * loads only at its exact size, so the core must refuse it. */
 #include <dopant/abi.h>
-#include <dopant/draft/parallel.h>
+#include <dopant/draft/checkpoint.h>
 
 #include <string.h>
 
 #include "minimal_optimizer.h"
 
-/* A parallel table built against a (hypothetical) later draft with one more slot. */
-typedef struct later_parallel_draft {
-  dpt_parallel_draft known;
+/* A checkpoint table built against a (hypothetical) later draft with one more slot. */
+typedef struct later_checkpoint_draft {
+  dpt_checkpoint_draft known;
   void (*added_later)(void);
-} later_parallel_draft;
+} later_checkpoint_draft;
 
-static const later_parallel_draft later_table = {
-    {sizeof(later_parallel_draft), minimal_create, minimal_destroy, NULL, NULL, NULL}, NULL};
+static const later_checkpoint_draft later_table = {
+    {.struct_size = sizeof(later_checkpoint_draft), .create = minimal_create, .destroy = minimal_destroy}, NULL};
 
 static const void* draft_get_extension(const char* id) {
-  return strcmp(id, DPT_KIND_PARALLEL) == 0 ? (const void*)&later_table : NULL;
+  return strcmp(id, DPT_KIND_CHECKPOINT) == 0 ? (const void*)&later_table : NULL;
 }
 
 static const dpt_plugin_descriptor draft_descriptor = {
-    DPT_PLUGIN_DESCRIPTOR_FIELDS,     .id = "test-draft-wrong-size", .kind = DPT_KIND_PARALLEL,
-    .version = "1.0.0",               .description = "a parallel plugin of another draft",
+    DPT_PLUGIN_DESCRIPTOR_FIELDS,     .id = "test-draft-wrong-size", .kind = DPT_KIND_CHECKPOINT,
+    .version = "1.0.0",               .description = "a checkpoint plugin of another draft",
     .get_extension = draft_get_extension};
 static const dpt_plugin_descriptor* const draft_plugins[] = {&draft_descriptor};
 

@@ -136,6 +136,13 @@ TEST_F(ConvertTest, LegacyCheckpointsMatchThePyTorchSideConversionWithBothStrate
   EXPECT_TRUE(leftovers().empty());
 }
 
+// A torch_dist checkpoint's args are in its common.pt (qwen2_stacked has one).
+TEST_F(ConvertTest, TorchDistModelArgsComeFromCommonPt) {
+  const auto [log, status] = convert("qwen2", kFixtures + "qwen2_stacked", folder_ / "out", "");
+  ASSERT_EQ(status, 0) << log;
+  EXPECT_EQ(independent_read(folder_ / "out"), independent_read(kFixtures + "qwen2_stacked/expected.safetensors"));
+}
+
 // Flags win over the checkpoint's args: --vocab-size 15 keeps one more row than the saved
 // args.vocab_size (14) of the 16 stored.
 TEST_F(ConvertTest, ModelFlagsOverrideTheCheckpointArgs) {

@@ -3,6 +3,7 @@
 
 #include <dopant/dcp/reader.hpp>
 #include <dopant/megatron_legacy/reader.hpp>
+#include <dopant/megatron_legacy/saved_args.hpp>
 #include <dopant/sdk/errors.hpp>
 
 #include <cstdio>
@@ -36,7 +37,11 @@ std::unique_ptr<ChunkSource> open_megatron(const std::string& path) {
   fs::path folder = path;
   if (!fs::is_directory(folder)) sdk::fail(DPT_NOT_FOUND, path + ": not a folder");
   if (fs::exists(folder / "latest_checkpointed_iteration.txt")) folder = iteration_folder(folder);
-  if (fs::exists(folder / ".metadata")) return std::make_unique<ReaderSource<dcp::Reader>>(folder.string());
+  if (fs::exists(folder / ".metadata")) {
+    auto source = std::make_unique<ReaderSource<dcp::Reader>>(folder.string());
+    if (fs::exists(folder / "common.pt")) source->saved_args = megatron_legacy::read_saved_args((folder / "common.pt").string());
+    return source;
+  }
   if (megatron_legacy::looks_like_legacy_checkpoint(folder.string())) {
     return std::make_unique<ReaderSource<megatron_legacy::Reader>>(folder.string());
   }

@@ -23,6 +23,10 @@ class ChunkSource {
   // Reads chunk `chunk` of tensor `tensor` whole into `buffer` (`bytes` = its byte_length).
   // [any-thread]
   virtual void read(uint64_t tensor, uint64_t chunk, void* buffer, uint64_t bytes) const = 0;
+
+  // Megatron args saved beside the tensors (torch_dist's common.pt) as `args.NAME`; a legacy
+  // checkpoint's listing metadata holds its own.
+  sdk::Metadata saved_args;
 };
 
 // A ChunkSource over a reader R with `const sdk::CheckpointListing& listing() const` and
@@ -42,7 +46,7 @@ class ReaderSource final : public ChunkSource {
 
 // Opens a Megatron checkpoint: SRC is its root (latest_checkpointed_iteration.txt names the
 // iteration) or one iter_NNNNNNN folder; its layout is detected (torch_dist: `.metadata`;
-// legacy: mp_rank_* folders).
+// legacy: mp_rank_* folders); a torch_dist folder's common.pt gives saved_args.
 // Throws sdk::Error naming the path and what was expected there.
 std::unique_ptr<ChunkSource> open_megatron(const std::string& path);
 

@@ -106,6 +106,9 @@ int command_convert(const Options& options) {
   }
 
   const std::unique_ptr<mhf::ChunkSource> source = mhf::open_megatron(source_path);
+  sdk::Metadata recorded = source->listing().metadata;
+  recorded.insert(recorded.end(), source->saved_args.begin(), source->saved_args.end());
+  args = mhf::with_checkpoint_args(args, recorded);
   const std::vector<mhf::OutputTensor> plan = mhf::plan_hf(source->listing(), args);
   if (isatty(STDERR_FILENO)) convert.progress = draw_progress;
   // With --force the new folder is written beside DST, then swapped with it.

@@ -1,5 +1,5 @@
 // `dopant convert --from megatron --to hf`: each Megatron fixture written by PyTorch 1.13
-// (make_megatron_fixtures.py) converts, with both strategies, into a sharded safetensors
+// (make_megatron_fixtures.py, and the legacy ones of make_legacy_fixtures.py) converts, with both strategies, into a sharded safetensors
 // folder that an independent reader (read_safetensors.py) reads back tensor for tensor,
 // bit for bit, as the conversion done on the PyTorch side (expected.safetensors); `gather`
 // and `stream` write identical files. Bad inputs fail naming the problem, leave no DST and
@@ -22,6 +22,7 @@ namespace fs = std::filesystem;
 using dopant::testing_support::command_output;
 
 const std::string kFixtures = std::string(DOPANT_CHECKPOINT_FIXTURES) + "/megatron/";
+const std::string kLegacyFixtures = std::string(DOPANT_CHECKPOINT_FIXTURES) + "/legacy/";
 
 std::string slurp(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -60,6 +61,9 @@ class ConvertTest : public ::testing::Test {
                           extra + " " + source + " " + destination.string() + " 2>&1");
   }
 
+  void expect_both_strategies_give(const std::string& source, const std::string& model, const std::string& flags,
+                                   const std::string& expected_file, const std::string& label);
+
   // Only DST's own folder and what the test made may be in the test folder: no
   // `.NAME.partial-*` or `.NAME.convert-*` left behind.
   std::vector<std::string> leftovers() const {
@@ -79,32 +83,74 @@ std::string model_args(const std::string& fixture) {
   return text;
 }
 
+// Converts `source` with both strategies into 512-byte shards (so every fixture spans several,
+// with an index); each must read back as `expected` (a safetensors file), and gather's files
+// must equal stream's byte for byte.
+void ConvertTest::expect_both_strategies_give(const std::string& source, const std::string& model,
+                                              const std::string& flags, const std::string& expected_file,
+                                              const std::string& label) {
+  const std::string expected = independent_read(expected_file);
+  ASSERT_GT(expected.size(), 100u);
+  for (const char* strategy : {"gather", "stream"}) {
+    const fs::path out = folder_ / (label + "-" + strategy);
+    const auto [log, status] =
+        convert(model, source, out, flags + " --max-shard-size 512 --workers 3 --strategy " + strategy);
+    ASSERT_EQ(status, 0) << log;
+    EXPECT_TRUE(fs::exists(out / "model.safetensors.index.json"));
+    EXPECT_EQ(independent_read(out), expected) << strategy;
+  }
+  const fs::path gather = folder_ / (label + "-gather"), stream = folder_ / (label + "-stream");
+  size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(gather)) {
+    EXPECT_EQ(slurp(entry.path()), slurp(stream / entry.path().filename())) << entry.path().filename();
+    ++files;
+  }
+  EXPECT_EQ(files, static_cast<size_t>(std::distance(fs::directory_iterator(stream), fs::directory_iterator())));
+}
+
 TEST_F(ConvertTest, EveryModelMatchesThePyTorchSideConversionWithBothStrategies) {
   const Fixture fixtures[] = {{"llama_stacked", "llama"},     {"llama_layers", "llama"},
                               {"qwen2_stacked", "qwen2"},     {"deepseek_v3", "deepseek-v3"},
                               {"kimi_k2", "kimi-k2"},         {"moe_stacked", "deepseek-v3"}};
   for (const Fixture& f : fixtures) {
     SCOPED_TRACE(f.name);
-    const std::string expected = independent_read(kFixtures + f.name + "/expected.safetensors");
-    ASSERT_GT(expected.size(), 100u);
-    for (const char* strategy : {"gather", "stream"}) {
-      const fs::path out = folder_ / (std::string(f.name) + "-" + strategy);
-      // 512-byte shards: every fixture spans several, with an index
-      const auto [log, status] = convert(f.model, kFixtures + f.name, out,
-                                         model_args(f.name) + " --max-shard-size 512 --workers 3 --strategy " + strategy);
-      ASSERT_EQ(status, 0) << log;
-      EXPECT_TRUE(fs::exists(out / "model.safetensors.index.json"));
-      EXPECT_EQ(independent_read(out), expected) << strategy;
-    }
-    const fs::path gather = folder_ / (std::string(f.name) + "-gather"), stream = folder_ / (std::string(f.name) + "-stream");
-    size_t files = 0;
-    for (const auto& entry : fs::directory_iterator(gather)) {
-      EXPECT_EQ(slurp(entry.path()), slurp(stream / entry.path().filename())) << entry.path().filename();
-      ++files;
-    }
-    EXPECT_EQ(files, static_cast<size_t>(std::distance(fs::directory_iterator(stream), fs::directory_iterator())));
+    expect_both_strategies_give(kFixtures + f.name, f.model, model_args(f.name),
+                                kFixtures + f.name + "/expected.safetensors", f.name);
   }
   EXPECT_TRUE(leftovers().empty());
+}
+
+// Legacy checkpoints (make_legacy_fixtures.py: TP 2 x PP 2 Qwen2-style; DeepSeek-V3 with EP 2 x
+// PP 2 SequentialMLP experts and with EP 2 grouped experts, one tensor per expert), with no
+// model flags: heads, query groups and the
+// unpadded vocabulary come from the args saved in the checkpoint.
+TEST_F(ConvertTest, LegacyCheckpointsMatchThePyTorchSideConversionWithBothStrategies) {
+  const Fixture fixtures[] = {{"llama_tp2_pp2", "qwen2"},
+                              {"deepseek_v3_ep2_pp2", "deepseek-v3"},
+                              {"deepseek_v3_grouped_ep2", "deepseek-v3"}};
+  for (const Fixture& f : fixtures) {
+    SCOPED_TRACE(f.name);
+    expect_both_strategies_give(kLegacyFixtures + f.name, f.model, "", kLegacyFixtures + f.name + ".hf.safetensors",
+                                f.name);
+  }
+  EXPECT_TRUE(leftovers().empty());
+}
+
+// A torch_dist checkpoint's args are in its common.pt (qwen2_stacked has one).
+TEST_F(ConvertTest, TorchDistModelArgsComeFromCommonPt) {
+  const auto [log, status] = convert("qwen2", kFixtures + "qwen2_stacked", folder_ / "out", "");
+  ASSERT_EQ(status, 0) << log;
+  EXPECT_EQ(independent_read(folder_ / "out"), independent_read(kFixtures + "qwen2_stacked/expected.safetensors"));
+}
+
+// Flags win over the checkpoint's args: --vocab-size 15 keeps one more row than the saved
+// args.vocab_size (14) of the 16 stored.
+TEST_F(ConvertTest, ModelFlagsOverrideTheCheckpointArgs) {
+  const auto [log, status] = convert("qwen2", kLegacyFixtures + "llama_tp2_pp2", folder_ / "out", "--vocab-size 15");
+  ASSERT_EQ(status, 0) << log;
+  const std::string read = independent_read(folder_ / "out");
+  EXPECT_NE(read.find("model.embed_tokens.weight BF16 [15, 8]"), std::string::npos) << read;
+  EXPECT_NE(read.find("lm_head.weight BF16 [15, 8]"), std::string::npos) << read;
 }
 
 TEST_F(ConvertTest, AnIterationFolderIsASourceToo) {
@@ -182,6 +228,10 @@ TEST_F(ConvertTest, AMissingModelArgumentOrWrongModelIsNamed) {
   auto [log, status] = convert("llama", kFixtures + "llama_layers", folder_ / "out", "--vocab-size 10");
   EXPECT_EQ(status, 1) << log;
   EXPECT_NE(log.find("needs --heads and --query-groups"), std::string::npos) << log;
+  EXPECT_NE(log.find("records no args.num_attention_heads"), std::string::npos) << log;
+  std::tie(log, status) = convert("llama", kFixtures + "llama_layers", folder_ / "out", "--heads 4 --query-groups 2");
+  EXPECT_EQ(status, 1) << log;
+  EXPECT_NE(log.find("the vocabulary size is not known (give --vocab-size"), std::string::npos) << log;
   std::tie(log, status) = convert("llama", kFixtures + "deepseek_v3", folder_ / "out", "--vocab-size 10");
   EXPECT_EQ(status, 1) << log;
   EXPECT_NE(log.find("has no Hugging Face counterpart in model llama"), std::string::npos) << log;

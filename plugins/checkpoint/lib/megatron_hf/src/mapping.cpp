@@ -4,6 +4,10 @@
 //   decoder.layers.KEY          all layers, the layer index prepended as axis 0 (stacked)
 //   mtp.layers.I.KEY            multi-token prediction layer I (DeepSeek-V3)
 //   embedding.word_embeddings.weight, decoder.final_layernorm.weight, output_layer.weight
+// MoE experts come either with the expert index as axis 0 (torch_dist:
+// mlp.experts.experts.linear_fc1.weight [E, 2F, H]) or one tensor per expert (legacy:
+// mlp.experts.local_experts.E.linear_fc1.weight, or mlp.experts.linear_fc1.weightE for grouped
+// experts); a per-expert tensor is seen as the first form with one expert, numbered E.
 #include "dopant/megatron_hf/mapping.hpp"
 
 #include <dopant/sdk/errors.hpp>
@@ -111,6 +115,7 @@ struct Local {
   const sdk::CheckpointListing::Tensor* tensor;
   std::vector<int64_t> prefix_view, prefix_begin, prefix_size;
   std::vector<int64_t> shape;  // without the prefix
+  int64_t first_expert = 0;    // the number of expert 0 of an experts tensor
 };
 
 class Planner {
@@ -171,7 +176,8 @@ void Planner::apply(const Rule& rule, const Local& local, const std::string& p) 
   switch (rule.op) {
     case Op::kCopy: copy_rows(local, p + names[0], 0, s.empty() ? 0 : s[0]); return;
     case Op::kVocab:
-      if (args_.vocab_size <= 0) refuse(local, "the vocabulary size is not known (give --vocab-size)");
+      if (args_.vocab_size <= 0) refuse(local, "the vocabulary size is not known (give --vocab-size; the checkpoint records no args.vocab_size "
+                        "or args.padded_vocab_size)");
       if (s.empty() || s[0] < args_.vocab_size) {
         refuse(local, "holds fewer rows than the vocabulary size " + std::to_string(args_.vocab_size));
       }
@@ -185,7 +191,8 @@ void Planner::apply(const Rule& rule, const Local& local, const std::string& p) 
     case Op::kQkv: {
       const int64_t groups = args_.query_groups, heads = args_.heads;
       if (heads <= 0 || groups <= 0 || heads % groups != 0) {
-        refuse(local, "splitting fused QKV needs --heads and --query-groups, heads a multiple of groups");
+        refuse(local, "splitting fused QKV needs --heads and --query-groups, heads a multiple of groups (the "
+                        "checkpoint records no args.num_attention_heads / args.num_query_groups)");
       }
       const int64_t per_group = heads / groups + 2;  // query heads of a group, then k, then v
       if (s.empty() || s[0] % (groups * per_group) != 0) {
@@ -212,7 +219,7 @@ void Planner::apply(const Rule& rule, const Local& local, const std::string& p) 
       const int64_t rows = gated ? s[1] / 2 : s[1];
       for (int64_t e = 0; e < s[0]; ++e) {
         for (size_t part = 0; part < names.size(); ++part) {
-          emit(local, p + "mlp.experts." + std::to_string(e) + "." + names[part], s, {e, rows * int64_t(part), 0},
+          emit(local, p + "mlp.experts." + std::to_string(local.first_expert + e) + "." + names[part], s, {e, rows * int64_t(part), 0},
                {1, rows, s[2]}, {rows, s[2]});
         }
       }
@@ -221,7 +228,41 @@ void Planner::apply(const Rule& rule, const Local& local, const std::string& p) 
   }
 }
 
+// A legacy per-expert key (`mlp.experts.local_experts.E.linear_fcN.weight` or
+// `mlp.experts.linear_fcN.weightE`) as (E, the experts-axis key); nullopt for any other key.
+std::optional<std::pair<int64_t, std::string>> per_expert_key(const std::string& key) {
+  constexpr std::string_view kLocal = "mlp.experts.local_experts.", kGrouped = "mlp.experts.linear_fc";
+  const auto numbered = [](std::string_view digits) -> std::optional<int64_t> {
+    int64_t value = 0;
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (error != std::errc() || end != digits.data() + digits.size() || digits.empty()) return std::nullopt;
+    return value;
+  };
+  if (key.rfind(kLocal, 0) == 0) {
+    const size_t dot = key.find('.', kLocal.size());
+    if (dot == std::string::npos) return std::nullopt;
+    const auto expert = numbered(std::string_view(key).substr(kLocal.size(), dot - kLocal.size()));
+    if (!expert) return std::nullopt;
+    return std::make_pair(*expert, "mlp.experts.experts." + key.substr(dot + 1));
+  }
+  if (key.rfind(kGrouped, 0) == 0) {
+    const size_t weight = key.find(".weight", kGrouped.size());
+    if (weight == std::string::npos) return std::nullopt;
+    const size_t digits = weight + 7;
+    const auto expert = numbered(std::string_view(key).substr(digits));
+    if (!expert) return std::nullopt;
+    return std::make_pair(*expert, "mlp.experts.experts." + key.substr(12, digits - 12));
+  }
+  return std::nullopt;
+}
+
 void Planner::layer_key(const Local& local, const std::string& key, int64_t layer) {
+  if (const auto expert = per_expert_key(key)) {
+    Local one = local;  // one expert: its tensor seen with an expert axis of 1
+    one.shape.insert(one.shape.begin(), 1);
+    one.first_expert = expert->first;
+    return layer_key(one, expert->second, layer);
+  }
   for (const Rule& rule : kLayerRules) {
     if (key == rule.megatron) return apply(rule, local, "model.layers." + std::to_string(layer) + ".");
   }
@@ -326,6 +367,31 @@ Model parse_model(const std::string& name) {
     if (name == model_name(model)) return model;
   }
   throw std::invalid_argument("--model: unknown model `" + name + "` (llama, qwen2, deepseek-v3, kimi-k2)");
+}
+
+ModelArgs with_checkpoint_args(ModelArgs flags, const sdk::Metadata& metadata) {
+  // args.NAME as a positive integer; nullopt when it is absent or None.
+  const auto arg = [&](const std::string& name) -> std::optional<int64_t> {
+    for (const auto& [key, text] : metadata) {
+      if (key != "args." + name || text == "None") continue;
+      int64_t value = 0;
+      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+      if (error != std::errc() || end != text.data() + text.size() || value <= 0) {
+        sdk::fail(DPT_INVALID_ARGUMENT, "checkpoint args." + name + ": `" + text + "` is not a positive integer");
+      }
+      return value;
+    }
+    return std::nullopt;
+  };
+  if (flags.heads == 0) flags.heads = arg("num_attention_heads").value_or(0);
+  if (flags.query_groups == 0) {
+    const bool grouped = std::find(metadata.begin(), metadata.end(),
+                                   std::make_pair(std::string("args.group_query_attention"), std::string("False"))) ==
+                         metadata.end();
+    flags.query_groups = grouped ? arg("num_query_groups").value_or(0) : flags.heads;
+  }
+  if (flags.vocab_size == 0) flags.vocab_size = arg("vocab_size").value_or(arg("padded_vocab_size").value_or(0));
+  return flags;
 }
 
 std::vector<OutputTensor> plan_hf(const sdk::CheckpointListing& listing, const ModelArgs& args) {

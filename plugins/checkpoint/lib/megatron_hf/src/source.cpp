@@ -2,6 +2,8 @@
 #include "dopant/megatron_hf/source.hpp"
 
 #include <dopant/dcp/reader.hpp>
+#include <dopant/megatron_legacy/reader.hpp>
+#include <dopant/megatron_legacy/saved_args.hpp>
 #include <dopant/sdk/errors.hpp>
 
 #include <cstdio>
@@ -35,15 +37,16 @@ std::unique_ptr<ChunkSource> open_megatron(const std::string& path) {
   fs::path folder = path;
   if (!fs::is_directory(folder)) sdk::fail(DPT_NOT_FOUND, path + ": not a folder");
   if (fs::exists(folder / "latest_checkpointed_iteration.txt")) folder = iteration_folder(folder);
-  if (fs::exists(folder / ".metadata")) return std::make_unique<ReaderSource<dcp::Reader>>(folder.string());
-  for (const auto& entry : fs::directory_iterator(folder)) {
-    if (entry.path().filename().string().rfind("mp_rank_", 0) == 0) {
-      sdk::fail(DPT_UNIMPLEMENTED, folder.string() + ": a megatron-legacy checkpoint (mp_rank_*), which this "
-                                                     "build does not read yet");
-    }
+  if (fs::exists(folder / ".metadata")) {
+    auto source = std::make_unique<ReaderSource<dcp::Reader>>(folder.string());
+    if (fs::exists(folder / "common.pt")) source->saved_args = megatron_legacy::read_saved_args((folder / "common.pt").string());
+    return source;
   }
-  sdk::fail(DPT_NOT_FOUND, folder.string() + ": neither a torch_dist checkpoint (.metadata) nor a Megatron root "
-                                             "(latest_checkpointed_iteration.txt)");
+  if (megatron_legacy::looks_like_legacy_checkpoint(folder.string())) {
+    return std::make_unique<ReaderSource<megatron_legacy::Reader>>(folder.string());
+  }
+  sdk::fail(DPT_NOT_FOUND, folder.string() + ": neither a torch_dist checkpoint (.metadata), a legacy one "
+                                             "(mp_rank_*), nor a Megatron root (latest_checkpointed_iteration.txt)");
 }
 
 }  // namespace dopant::megatron_hf

@@ -10,6 +10,7 @@
 #include "dopant/megatron_legacy/reader.hpp"
 
 #include "dopant/megatron_legacy/parameter_names.hpp"
+#include "dopant/megatron_legacy/saved_args.hpp"
 
 #include <dopant/dcp/torch_archive.hpp>
 #include <dopant/pickle/pickle.hpp>
@@ -30,7 +31,6 @@ namespace fs = std::filesystem;
 using pickle::Node;
 using Kind = Node::Kind;
 
-constexpr uint64_t kMaxPickleBytes = 1ull << 30;  // a rank file's data.pkl
 constexpr int kMaxNesting = 16;                    // nested state dicts of older models
 constexpr const char* kRankFile = "model_optim_rng.pt";
 
@@ -111,21 +111,6 @@ std::string rank_folder_name(const Layout& layout, uint64_t tp, uint64_t pp, uin
   return name;
 }
 
-std::string scalar_text(const Node& node) {
-  switch (node.kind) {
-    case Kind::none: return "None";
-    case Kind::boolean: return node.boolean ? "True" : "False";
-    case Kind::integer: return std::to_string(node.integer);
-    case Kind::floating: {
-      char text[32];
-      std::snprintf(text, sizeof text, "%.17g", node.floating);
-      return text;
-    }
-    case Kind::string: return node.text;
-    default: return "";
-  }
-}
-
 // One parameter as one rank stores it.
 struct Local {
   dcp::StoredTensor stored;
@@ -193,13 +178,7 @@ Reader::Reader(const std::string& path) {
     files_.emplace_back((fs::path(folder) / rank_folder / kRankFile).string());
     const checkpoint_io::InputFile& input = files_.back();
     const auto entries = dcp::archive_entries(input, 0, input.size());
-    const auto pickle_entry = std::find_if(entries.begin(), entries.end(), [](const auto& e) {
-      return e.first.size() >= 9 && e.first.compare(e.first.size() - 9, 9, "/data.pkl") == 0;
-    });
-    if (pickle_entry == entries.end()) bad(input.path() + ": no data.pkl in its archive (not a torch.save file?)");
-    if (pickle_entry->second.length > kMaxPickleBytes) bad(input.path() + ": data.pkl over 1 GiB");
-    std::string bytes(pickle_entry->second.length, '\0');
-    input.read(bytes.data(), bytes.size(), pickle_entry->second.offset);
+    const auto [pickle_name, bytes] = torch_save_pickle(input, entries);
     RankFile rank;
     const pickle::Document document = pickle::read(bytes, input.path());
     const Node& root = document.root();
@@ -212,15 +191,7 @@ Reader::Reader(const std::string& path) {
     for (const char* key : {"iteration", "checkpoint_version"}) {
       if (const Node* value = root.find(key)) rank.scalars.emplace_back(key, scalar_text(*value));
     }
-    for (size_t i = 0; args->state != nullptr && i + 1 < args->state->items.size(); i += 2) {
-      const Node& name = *args->state->items[i];
-      const Node& value = *args->state->items[i + 1];
-      if (name.kind == Kind::string && (value.kind == Kind::none || value.kind == Kind::boolean ||
-                                        value.kind == Kind::integer || value.kind == Kind::floating ||
-                                        value.kind == Kind::string)) {
-        rank.scalars.emplace_back("args." + name.text, scalar_text(value));
-      }
-    }
+    append_saved_args(*args, rank.scalars);
     std::vector<const Node*> models;
     if (const Node* model = root.find("model")) models.push_back(model);
     for (size_t v = 0; const Node* model = root.find("model" + std::to_string(v)); ++v) models.push_back(model);
@@ -231,7 +202,7 @@ Reader::Reader(const std::string& path) {
       std::set<std::string> seen;
       std::set<const Node*> dicts;
       rank.chunks.emplace_back();
-      collect(*models[v], "", 0, what, entries, pickle_entry->first, files_.size() - 1, rank.chunks.back(), seen, dicts);
+      collect(*models[v], "", 0, what, entries, pickle_name, files_.size() - 1, rank.chunks.back(), seen, dicts);
     }
     return rank;
   };

@@ -31,6 +31,14 @@ struct ModelArgs {
   int64_t vocab_size = 0;    // real vocabulary; the stored rows past it are padding
 };
 
+// `flags` with each hyperparameter the user left 0 taken from the checkpoint's saved Megatron
+// args, where its listing's metadata records them (`args.NAME`, as the legacy reader gives
+// them): heads = args.num_attention_heads; query_groups = args.num_query_groups, or heads
+// when args.group_query_attention is False; vocab_size = args.vocab_size (the real
+// vocabulary), else args.padded_vocab_size (the padding rows are then kept). Flags win.
+// Throws sdk::Error naming the arg that is recorded but not a positive integer.
+ModelArgs with_checkpoint_args(ModelArgs flags, const sdk::Metadata& metadata);
+
 // One HF tensor: the box [begin, begin + size) of source tensor `source` viewed as `view`
 // (a shape with the same element count as the source), in row-major order, as `shape`.
 struct OutputTensor {

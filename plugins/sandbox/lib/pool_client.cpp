@@ -16,16 +16,6 @@ namespace {
 
 namespace sdk = dopant::sdk;
 
-[[noreturn]] void fail_unavailable(const std::string& what) { sdk::fail(DPT_UNAVAILABLE, what); }
-
-// The strings of a NULL-terminated list, each ended by NUL; counts them.
-std::string strings_of(const char* const* list, uint32_t& count) {
-  std::string joined;
-  count = 0;
-  for (; list != nullptr && list[count] != nullptr; ++count) joined.append(list[count]).push_back('\0');
-  return joined;
-}
-
 PoolRequest request_of(PoolOp op, uint64_t box = 0) {
   PoolRequest request;
   request.call.op = static_cast<uint32_t>(op);
@@ -53,7 +43,7 @@ std::unique_ptr<PoolClient::Connection> PoolClient::connect_and_greet() const {
   address.sun_family = AF_UNIX;
   std::memcpy(address.sun_path, socket_path_.c_str(), socket_path_.size() + 1);
   if (connect(connection->socket, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
-    fail_unavailable("parameter `server`: cannot connect to `" + socket_path_ + "`: " + std::strerror(errno));
+    sdk::fail(DPT_UNAVAILABLE, "parameter `server`: cannot connect to `" + socket_path_ + "`: " + std::strerror(errno));
   }
   call(*connection, request_of(PoolOp::hello), "", nullptr);
   return connection;
@@ -72,12 +62,12 @@ Reply PoolClient::call(Connection& connection, PoolRequest request, const std::s
   request.call.strings_bytes = strings.size();
   if (!send_message(connection.socket, &request, sizeof request, -1,
                     {{strings.data(), strings.size()}, {payload, request.call.payload_bytes}})) {
-    fail_unavailable("the sandbox server at `" + socket_path_ + "` is gone");
+    sdk::fail(DPT_UNAVAILABLE, "the sandbox server at `" + socket_path_ + "` is gone");
   }
   PoolReply reply;
   int fd = -1;
   if (!receive_header(connection.socket, &reply, sizeof reply, &fd)) {
-    fail_unavailable("the sandbox server at `" + socket_path_ + "` closed the connection");
+    sdk::fail(DPT_UNAVAILABLE, "the sandbox server at `" + socket_path_ + "` closed the connection");
   }
   if (fd >= 0) close(fd);
   const Reply& got = reply.call;
@@ -85,14 +75,14 @@ Reply PoolClient::call(Connection& connection, PoolRequest request, const std::s
   if (fd >= 0 || reply.magic != kPoolMagic || reply.version != kPoolVersion ||
       got.message_bytes > kPoolLargestMessage || got.stdout_bytes > kPoolLargestPayload ||
       got.stderr_bytes > kPoolLargestPayload || got.file_bytes > kPoolLargestPayload) {
-    fail_unavailable("the sandbox server at `" + socket_path_ + "` broke the protocol (version " +
+    sdk::fail(DPT_UNAVAILABLE, "the sandbox server at `" + socket_path_ + "` broke the protocol (version " +
                      std::to_string(kPoolVersion) + " expected)");
   }
   std::string message(got.message_bytes, '\0');
   connection.outputs.resize(outputs);
   if (!receive_bytes(connection.socket, message.data(), message.size()) ||
       !receive_bytes(connection.socket, connection.outputs.data(), outputs)) {
-    fail_unavailable("the sandbox server at `" + socket_path_ + "` closed the connection mid-reply");
+    sdk::fail(DPT_UNAVAILABLE, "the sandbox server at `" + socket_path_ + "` closed the connection mid-reply");
   }
   if (got.code != DPT_OK) sdk::fail(static_cast<dpt_code>(got.code), message);
   if (box != nullptr) *box = reply.box;
@@ -172,7 +162,7 @@ dpt_sandbox_stats PoolClient::stats() {
   const std::unique_ptr<Connection> connection = connect_and_greet();
   const Reply reply = call(*connection, request_of(PoolOp::stats), "", nullptr);
   dpt_sandbox_stats stats{};
-  if (reply.file_bytes != sizeof stats) fail_unavailable("the sandbox server sent stats of a wrong size");
+  if (reply.file_bytes != sizeof stats) sdk::fail(DPT_UNAVAILABLE, "the sandbox server sent stats of a wrong size");
   std::memcpy(&stats, connection->outputs.data(), sizeof stats);
   stats.struct_size = DPT_SANDBOX_STATS_SIZE_1_4;
   return stats;

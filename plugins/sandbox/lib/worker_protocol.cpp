@@ -124,6 +124,13 @@ bool receive_header(int socket, void* header, size_t header_bytes, int* fd, int 
   return true;
 }
 
+std::string strings_of(const char* const* list, uint32_t& count) {
+  std::string joined;
+  count = 0;
+  for (; list != nullptr && list[count] != nullptr; ++count) joined.append(list[count]).push_back('\0');
+  return joined;
+}
+
 bool split_strings(const std::string& joined, std::vector<std::string>& out) {
   for (size_t start = 0; start < joined.size();) {
     const size_t end = joined.find('\0', start);

@@ -59,6 +59,9 @@ bool send_message(int socket, const void* header, size_t header_bytes, int fd,
 bool receive_header(int socket, void* header, size_t header_bytes, int* fd, int deadline_ms = -1,
                     bool* timed_out = nullptr);
 
+// The strings of a NULL-terminated list (NULL: none), each ended by NUL; counts them.
+std::string strings_of(const char* const* list, uint32_t& count);
+
 // The NUL-terminated strings of `joined`, appended to `out`; false when the last one is not
 // terminated.
 bool split_strings(const std::string& joined, std::vector<std::string>& out);

@@ -6,11 +6,16 @@
 // command ended by signal N, 124 when it ran past its timeout (as timeout(1) does). With
 // --stdin the CLI's standard input becomes the command's.
 //
+// serve makes one pool of the plugin the same way and serves it to other processes at
+// --socket PATH until SIGINT or SIGTERM (sandbox_server.hpp); `pbox` with `server = PATH`
+// is its client.
+//
 // bench runs the sandbox-transfer workload as an A/B session (`dopant ab`) of `spawn`
 // against `pbox`, and against `pbox` in gVisor when `runsc` is installed; the A/B options
 // (--repetitions, --json ...) are passed on.
 #include "ab_command.hpp"
 #include "commands.hpp"
+#include "sandbox_server.hpp"
 #include "temporary_run_file.hpp"
 
 #include <dopant/sandbox.h>
@@ -23,6 +28,7 @@
 #include <iostream>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -32,6 +38,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: dopant sandbox exec [--plugin NAME] [--set NAME=VALUE]... [--stdin] -- CMD [ARGS...]\n"
+    "       dopant sandbox serve --socket PATH [--plugin NAME] [--set NAME=VALUE]...\n"
     "       dopant sandbox bench [dopant ab options]";
 
 // A parameter value as TOML: numbers and booleans as they are, anything else as a string.
@@ -133,6 +140,18 @@ int sandbox_exec(const Options& options, std::vector<std::string> words, std::ve
   return exec.signal != 0 ? 128 + exec.signal : exec.exit_code;
 }
 
+int sandbox_serve(const Options& options, std::vector<std::string> words) {
+  const std::optional<std::string> socket_path = take_flag_value(words, "--socket");
+  const std::string plugin = take_flag_value(words, "--plugin").value_or("pbox");
+  const std::string params = params_text(take_flag_values(words, "--set"));
+  if (!words.empty()) throw std::invalid_argument("sandbox serve: unexpected " + quote_name(words[0]) + "\n" + kUsage);
+  if (!socket_path) throw std::invalid_argument("sandbox serve: --socket PATH is required\n" + std::string(kUsage));
+  Runtime runtime(options);
+  const InstancePtr instance = sandbox_instance(runtime.get(), plugin, params);
+  const auto& table = *static_cast<const dpt_sandbox_v1*>(dpt_plugin_instance_table(instance.get()));
+  serve_sandbox_pool(table, dpt_plugin_instance_handle(instance.get()), *socket_path);
+}
+
 // The A/B of `dopant sandbox bench`: the sandbox-transfer workload, spawn against pbox.
 std::string bench_run_file() {
   return "[run]\nworkload = \"sandbox-transfer\"\nrepetitions = 3\n\n[device]\nkind = \"cpu\"\n\n"
@@ -158,6 +177,7 @@ int command_sandbox(const Options& options) {
   const std::string sub = words[0];
   words.erase(words.begin());
   if (sub == "exec") return sandbox_exec(options, words, command);
+  if (sub == "serve" && command.empty()) return sandbox_serve(options, words);
   if (sub == "bench" && command.empty()) return sandbox_bench(options, words);
   throw std::invalid_argument("sandbox: unknown subcommand " + quote_name(sub) + "\n" + kUsage);
 }

@@ -36,6 +36,8 @@ void print_usage() {
       "                                Megatron's rank coordinates and groups, dense and expert\n"
       "  sandbox exec [--plugin NAME] [--set NAME=VALUE]... [--stdin] -- CMD [ARGS...]\n"
       "                                run one command in a sandbox box, output and status passed through\n"
+      "  sandbox serve --socket PATH [--plugin NAME] [--set NAME=VALUE]...\n"
+      "                                serve one sandbox pool to other processes (pbox: server = PATH)\n"
       "  sandbox bench [ab options]    A/B of sandbox transfers: spawn against pbox\n"
       "  replay inspect FILE           header, shape, expert range and checksum of a routing replay payload\n"
       "  replay convert --from C --to C --experts E [--layers L --top-k K] IN OUT\n"

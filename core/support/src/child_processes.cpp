@@ -29,7 +29,7 @@ namespace {
 struct Registry {
   std::mutex lock;
   std::set<pid_t> groups;
-  std::set<std::string> folders;
+  std::set<std::string> folders;  // and other paths of remove_on_interrupt
 };
 
 Registry& registry() {
@@ -125,6 +125,18 @@ void install_interrupt_cleanup() {
     }
     clean_up_and_die(signal);
   }).detach();
+}
+
+void remove_on_interrupt(const std::string& path) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> guard(r.lock);
+  r.folders.insert(path);
+}
+
+void forget_on_interrupt(const std::string& path) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> guard(r.lock);
+  r.folders.erase(path);
 }
 
 TemporaryFolder::TemporaryFolder(const std::string& prefix)

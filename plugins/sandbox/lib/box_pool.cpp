@@ -37,14 +37,6 @@ std::string worker_next_to_this_library() {
 
 [[noreturn]] void fail_unavailable(const std::string& what) { sdk::fail(DPT_UNAVAILABLE, what); }
 
-// The strings of a NULL-terminated list, each ended by NUL; counts them.
-std::string strings_of(const char* const* list, uint32_t& count) {
-  std::string joined;
-  count = 0;
-  for (; list != nullptr && list[count] != nullptr; ++count) joined.append(list[count]).push_back('\0');
-  return joined;
-}
-
 }  // namespace
 
 BoxPool::BoxPool(const BoxSettings& settings, PoolMode mode, uint64_t warm_boxes)

@@ -283,12 +283,7 @@ bool read_request(Context& context, Incoming& in, int attached_fd) {
   }
   std::string strings(in.request.strings_bytes, '\0');
   if (!receive_bytes(kSocket, strings.data(), strings.size())) return false;
-  for (size_t start = 0; start < strings.size();) {
-    const size_t end = strings.find('\0', start);
-    if (end == std::string::npos) return false;
-    in.strings.push_back(strings.substr(start, end - start));
-    start = end + 1;
-  }
+  if (!split_strings(strings, in.strings)) return false;
   if (in.request.transport == kInline) {
     in.inline_payload.resize(in.request.payload_bytes);
     in.payload = in.inline_payload.data();
@@ -296,16 +291,6 @@ bool read_request(Context& context, Incoming& in, int attached_fd) {
   }
   in.payload = context.buffer.data();
   return in.request.payload_bytes <= context.buffer.capacity();
-}
-
-bool well_formed(const Request& request, size_t strings) {
-  switch (static_cast<Op>(request.op)) {
-    case Op::exec: return request.argc >= 1 && strings == uint64_t{request.argc} + request.envc + 1;
-    case Op::put:
-    case Op::get: return strings == 1;
-    case Op::reset: return true;
-  }
-  return false;
 }
 
 // Reads all `bytes` of a get's file into `to`; false when it has fewer.

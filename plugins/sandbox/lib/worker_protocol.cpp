@@ -124,6 +124,33 @@ bool receive_header(int socket, void* header, size_t header_bytes, int* fd, int 
   return true;
 }
 
+std::string strings_of(const char* const* list, uint32_t& count) {
+  std::string joined;
+  count = 0;
+  for (; list != nullptr && list[count] != nullptr; ++count) joined.append(list[count]).push_back('\0');
+  return joined;
+}
+
+bool split_strings(const std::string& joined, std::vector<std::string>& out) {
+  for (size_t start = 0; start < joined.size();) {
+    const size_t end = joined.find('\0', start);
+    if (end == std::string::npos) return false;
+    out.push_back(joined.substr(start, end - start));
+    start = end + 1;
+  }
+  return true;
+}
+
+bool well_formed(const Request& request, size_t strings) {
+  switch (static_cast<Op>(request.op)) {
+    case Op::exec: return request.argc >= 1 && strings == uint64_t{request.argc} + request.envc + 1;
+    case Op::put:
+    case Op::get: return strings == 1;
+    case Op::reset: return true;
+  }
+  return false;
+}
+
 bool receive_bytes(int socket, void* data, uint64_t bytes) {
   return move_all(static_cast<char*>(data), bytes,
                   [socket](char* at, uint64_t left) { return ::recv(socket, at, left, MSG_WAITALL); });

@@ -33,6 +33,7 @@ struct Request {
 };
 
 inline constexpr uint32_t kTimedOut = 1, kStdoutTruncated = 2, kStderrTruncated = 4;
+inline constexpr uint32_t kKilledForMemory = 8;  // set by a shared pool's server (pool_protocol.hpp)
 
 struct Reply {
   int32_t code = 0;              // a dpt_code; 0 for success
@@ -57,6 +58,16 @@ bool send_message(int socket, const void* header, size_t header_bytes, int fd,
 // or error. `deadline_ms` < 0 waits forever; on timeout sets *timed_out.
 bool receive_header(int socket, void* header, size_t header_bytes, int* fd, int deadline_ms = -1,
                     bool* timed_out = nullptr);
+
+// The strings of a NULL-terminated list (NULL: none), each ended by NUL; counts them.
+std::string strings_of(const char* const* list, uint32_t& count);
+
+// The NUL-terminated strings of `joined`, appended to `out`; false when the last one is not
+// terminated.
+bool split_strings(const std::string& joined, std::vector<std::string>& out);
+
+// Whether a request of its op carries `strings` strings (exec: argv, env and cwd).
+bool well_formed(const Request& request, size_t strings);
 
 // Reads exactly `bytes` inline bytes. Returns false on end of file or error.
 bool receive_bytes(int socket, void* data, uint64_t bytes);

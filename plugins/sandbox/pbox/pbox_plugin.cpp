@@ -1,10 +1,14 @@
 // The `pbox` sandbox plugin, the optimized side of its kind: a warm pool of long-lived
 // isolated workers (namespaces, seccomp, rlimits, a size-capped tmpfs workspace), driven over
 // a socketpair with payloads in one memfd buffer per box that both sides keep mapped.
-// Released boxes are wiped and reused.
+// Released boxes are wiped and reused. With `server` set, it owns no workers: every call goes
+// to a pool shared between processes (`dopant sandbox serve`, pool_client.hpp).
 #include <dopant/sdk/sdk.hpp>
 
 #include "box_pool.hpp"
+#include "pool_client.hpp"
+
+#include <memory>
 
 namespace {
 
@@ -16,14 +20,34 @@ constexpr dpt_param_decl kPboxParams[] = {
     sandbox::kBoxParams[4], sandbox::kBoxParams[5], sandbox::kBoxParams[6], sandbox::kBoxParams[7],
     sandbox::kBoxParams[8],
     sdk::int_param("warm", "2", "boxes started with the pool, ready before the first acquire").range("0", "256"),
+    sdk::string_param("server", "",
+                      "socket of a shared pool (`dopant sandbox serve`) to use instead of owning workers; "
+                      "the server's own parameters then make the boxes"),
 };
 static_assert(std::size(sandbox::kBoxParams) == 9, "list every shared parameter above");
 
-class Pbox : public sandbox::BoxPool {
+// Either a pool of its own or a client of a shared one; the calls are the same.
+class Pbox {
  public:
-  Pbox(const dpt_host*, const sdk::Config& config)
-      : BoxPool(sandbox::read_box_settings(config), sandbox::PoolMode::warm,
-                static_cast<uint64_t>(config.get_int("warm"))) {}
+  Pbox(const dpt_host*, const sdk::Config& config) {
+    if (const std::string server = config.get_string("server"); !server.empty()) {
+      shared_ = std::make_unique<sandbox::PoolClient>(server);
+    } else {
+      own_ = std::make_unique<sandbox::BoxPool>(sandbox::read_box_settings(config), sandbox::PoolMode::warm,
+                                                static_cast<uint64_t>(config.get_int("warm")));
+    }
+  }
+  dpt_sandbox_box* acquire() { return own_ ? own_->acquire() : shared_->acquire(); }
+  void release(dpt_sandbox_box* box) { own_ ? own_->release(box) : shared_->release(box); }
+  void exec(dpt_sandbox_exec_args& args) { own_ ? own_->exec(args) : shared_->exec(args); }
+  void put(const dpt_sandbox_put_args& args) { own_ ? own_->put(args) : shared_->put(args); }
+  void get(dpt_sandbox_get_args& args) { own_ ? own_->get(args) : shared_->get(args); }
+  void reset(dpt_sandbox_box* box) { own_ ? own_->reset(box) : shared_->reset(box); }
+  dpt_sandbox_stats stats() { return own_ ? own_->stats() : shared_->stats(); }
+
+ private:
+  std::unique_ptr<sandbox::BoxPool> own_;
+  std::unique_ptr<sandbox::PoolClient> shared_;
 };
 
 constexpr dpt_plugin_descriptor kPbox = sdk::describe<sdk::SandboxAdapter<Pbox>>(

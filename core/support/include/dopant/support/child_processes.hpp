@@ -45,6 +45,11 @@ class TemporaryFolder {
   std::string path_;
 };
 
+// A path dopant made outside any TemporaryFolder (a socket file), removed if dopant is
+// interrupted until its owner removes it and calls forget_on_interrupt.
+void remove_on_interrupt(const std::string& path);
+void forget_on_interrupt(const std::string& path);
+
 struct ChildOutcome {
   bool timed_out = false;  // killed at the deadline
   int exit_code = -1;      // when it exited normally, else -1

@@ -1,0 +1,54 @@
+// `pbox` with `server` set: the sandbox calls sent to a shared pool (`dopant sandbox serve`)
+// over its socket (pool_protocol.hpp). Each acquired box is one connection of its own, so
+// calls on different boxes run concurrently, and a client that dies gives its boxes back by
+// closing their connections.
+#pragma once
+
+#include "pool_protocol.hpp"
+
+#include <dopant/sandbox.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+namespace dopant::sandbox {
+
+class PoolClient {
+ public:
+  // Greets the server once, so that a wrong path or version fails at create. Throws sdk::Error.
+  explicit PoolClient(std::string socket_path);
+
+  dpt_sandbox_box* acquire();
+  void release(dpt_sandbox_box* box);
+  void exec(dpt_sandbox_exec_args& args);
+  void put(const dpt_sandbox_put_args& args);
+  void get(dpt_sandbox_get_args& args);
+  void reset(dpt_sandbox_box* box);
+  dpt_sandbox_stats stats();
+
+ private:
+  struct Connection {
+    int socket = -1;
+    uint64_t box = 0;     // the server's number of the box this connection holds
+    std::string outputs;  // the last reply's stdout, stderr and file
+    Connection() = default;
+    Connection(const Connection&) = delete;
+    Connection& operator=(const Connection&) = delete;
+    ~Connection();
+  };
+
+  std::unique_ptr<Connection> connect_and_greet() const;
+  Connection& checked(dpt_sandbox_box* handle, const char* what);
+  // Sends one request and reads its reply into connection.outputs; a reply with an error
+  // code is thrown as that error, a broken connection as DPT_UNAVAILABLE.
+  Reply call(Connection& connection, PoolRequest request, const std::string& strings, const void* payload,
+             uint64_t* box = nullptr) const;
+
+  const std::string socket_path_;
+  std::mutex mutex_;
+  std::unordered_map<Connection*, std::unique_ptr<Connection>> boxes_;
+};
+
+}  // namespace dopant::sandbox

@@ -9,5 +9,7 @@
 #include "plugin.h"
 #include "optimizer.h"
 #include "sandbox.h"
+#include "comm.h"
+#include "parallel.h"
 
 #endif /* DOPANT_ABI_H */

@@ -10,5 +10,7 @@
 #include "optimizer.h"
 #include "router.h"
 #include "sandbox.h"
+#include "comm.h"
+#include "parallel.h"
 
 #endif /* DOPANT_ABI_H */

@@ -137,7 +137,7 @@ struct dpt_host {
 
   /* ---- added in minor 4 ---- */
   /* [any-thread] The table of a host extension by its versioned id (e.g.
-   * "dopant.host.comm.draft/0", <dopant/draft/comm.h>): static data of the core, or NULL
+   * "dopant.host.comm/1", <dopant/comm.h>): static data of the core, or NULL
    * when this core does not provide it. A plugin reads this slot only when
    * struct_size >= DPT_HOST_SIZE_1_4 (a core of minor 0-3 has no such slot). */
   const void* (*get_extension)(const dpt_host* host, const char* id);

@@ -26,7 +26,7 @@ const dpt_param_decl* const kDeviceDecls[] = {&kDeviceKind, &kDeviceIndex, &kMem
 const std::vector<std::pair<std::string, std::string>>& slot_kinds() {
   static const std::vector<std::pair<std::string, std::string>> kinds = {
       {"optimizer", "dopant.optimizer/1"}, {"router", "dopant.router/1"},
-      {"parallel", "dopant.parallel.draft/0"},   {"sandbox", "dopant.sandbox/1"},
+      {"parallel", "dopant.parallel/1"},   {"sandbox", "dopant.sandbox/1"},
       {"checkpoint", "dopant.checkpoint.draft/0"},
   };
   return kinds;

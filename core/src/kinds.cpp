@@ -12,7 +12,7 @@ namespace {
   static_assert(offsetof(T, create) == offsetof(dpt_optimizer_v1, create), #T " create"); \
   static_assert(offsetof(T, destroy) == offsetof(dpt_optimizer_v1, destroy), #T " destroy")
 DOPANT_SAME_PREFIX(dpt_router_v1);
-DOPANT_SAME_PREFIX(dpt_parallel_draft);
+DOPANT_SAME_PREFIX(dpt_parallel_v1);
 DOPANT_SAME_PREFIX(dpt_sandbox_v1);
 DOPANT_SAME_PREFIX(dpt_checkpoint_draft);
 #undef DOPANT_SAME_PREFIX
@@ -27,10 +27,10 @@ constexpr TableSlot kOptimizerSlots[] = {
 constexpr TableSlot kRouterSlots[] = {DOPANT_SLOT(dpt_router_v1, create), DOPANT_SLOT(dpt_router_v1, destroy),
                                       DOPANT_SLOT(dpt_router_v1, route)};
 constexpr TableSlot kParallelSlots[] = {
-    DOPANT_SLOT(dpt_parallel_draft, create),   DOPANT_SLOT(dpt_parallel_draft, destroy),
-    DOPANT_SLOT(dpt_parallel_draft, layout),   DOPANT_SLOT(dpt_parallel_draft, shard),
-    DOPANT_SLOT(dpt_parallel_draft, setup),    DOPANT_SLOT(dpt_parallel_draft, dispatch),
-    DOPANT_SLOT(dpt_parallel_draft, combine),  DOPANT_SLOT(dpt_parallel_draft, release)};
+    DOPANT_SLOT(dpt_parallel_v1, create),   DOPANT_SLOT(dpt_parallel_v1, destroy),
+    DOPANT_SLOT(dpt_parallel_v1, layout),   DOPANT_SLOT(dpt_parallel_v1, shard),
+    DOPANT_SLOT(dpt_parallel_v1, setup),    DOPANT_SLOT(dpt_parallel_v1, dispatch),
+    DOPANT_SLOT(dpt_parallel_v1, combine),  DOPANT_SLOT(dpt_parallel_v1, release)};
 constexpr TableSlot kSandboxSlots[] = {
     DOPANT_SLOT(dpt_sandbox_v1, create), DOPANT_SLOT(dpt_sandbox_v1, destroy),
     DOPANT_SLOT(dpt_sandbox_v1, acquire), DOPANT_SLOT(dpt_sandbox_v1, release),
@@ -51,9 +51,9 @@ constexpr KindInfo kKinds[] = {
      DOPANT_SLOTS(kOptimizerSlots)},
     {DPT_KIND_SANDBOX, "sandbox", DPT_SANDBOX_V1_SIZE_1_4, sizeof(dpt_sandbox_v1), false, DOPANT_SLOTS(kSandboxSlots)},
     {DPT_KIND_ROUTER, "router", DPT_ROUTER_V1_SIZE_1_5, sizeof(dpt_router_v1), false, DOPANT_SLOTS(kRouterSlots)},
-    // Draft kinds: no older sizes exist, so a table must have exactly the draft's size.
-    {DPT_KIND_PARALLEL, "parallel", sizeof(dpt_parallel_draft), sizeof(dpt_parallel_draft), true,
+    {DPT_KIND_PARALLEL, "parallel", DPT_PARALLEL_V1_SIZE_1_5, sizeof(dpt_parallel_v1), false,
      DOPANT_SLOTS(kParallelSlots)},
+    // Draft kinds: no older sizes exist, so a table must have exactly the draft's size.
     {DPT_KIND_CHECKPOINT, "checkpoint", sizeof(dpt_checkpoint_draft), sizeof(dpt_checkpoint_draft), true,
      DOPANT_SLOTS(kCheckpointSlots)},
 };

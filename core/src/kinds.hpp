@@ -6,7 +6,6 @@
 
 #include <dopant/abi.h>
 #include <dopant/draft/checkpoint.h>
-#include <dopant/draft/parallel.h>
 
 #include <cstddef>
 #include <string_view>

@@ -6,8 +6,6 @@
 
 #include <dopant/abi.h>
 #include <dopant/draft/checkpoint.h>
-#include <dopant/draft/comm.h>
-#include <dopant/draft/parallel.h>
 #include <dopant/runtime.h>
 
 /* X(struct type, size macro) for every released struct size, and for the draft kinds'
@@ -42,13 +40,14 @@
   X(dpt_replay_ingest_args, DPT_REPLAY_INGEST_ARGS_SIZE_1_5)   \
   X(dpt_replay_rows_args, DPT_REPLAY_ROWS_ARGS_SIZE_1_5)       \
   X(dpt_router_replay_v1, DPT_ROUTER_REPLAY_V1_SIZE_1_5)       \
-  X(dpt_parallel_sizes, DPT_PARALLEL_SIZES_DRAFT_SIZE)         \
-  X(dpt_parallel_layout_args, DPT_PARALLEL_LAYOUT_ARGS_DRAFT_SIZE) \
-  X(dpt_parallel_shard_args, DPT_PARALLEL_SHARD_ARGS_DRAFT_SIZE) \
-  X(dpt_parallel_topology, DPT_PARALLEL_TOPOLOGY_DRAFT_SIZE)   \
-  X(dpt_dispatch_args, DPT_DISPATCH_ARGS_DRAFT_SIZE)           \
-  X(dpt_combine_args, DPT_COMBINE_ARGS_DRAFT_SIZE)             \
-  X(dpt_parallel_draft, DPT_PARALLEL_DRAFT_SIZE)               \
+  X(dpt_parallel_sizes, DPT_PARALLEL_SIZES_SIZE_1_5)         \
+  X(dpt_parallel_layout_args, DPT_PARALLEL_LAYOUT_ARGS_SIZE_1_5) \
+  X(dpt_parallel_shard_args, DPT_PARALLEL_SHARD_ARGS_SIZE_1_5) \
+  X(dpt_parallel_topology, DPT_PARALLEL_TOPOLOGY_SIZE_1_5)   \
+  X(dpt_dispatch_args, DPT_DISPATCH_ARGS_SIZE_1_5)           \
+  X(dpt_combine_args, DPT_COMBINE_ARGS_SIZE_1_5)             \
+  X(dpt_parallel_v1, DPT_PARALLEL_V1_SIZE_1_5)               \
+  X(dpt_host_comm_v1, DPT_HOST_COMM_V1_SIZE_1_5)             \
   X(dpt_checkpoint_chunk, DPT_CHECKPOINT_CHUNK_DRAFT_SIZE)     \
   X(dpt_checkpoint_tensor, DPT_CHECKPOINT_TENSOR_DRAFT_SIZE)   \
   X(dpt_checkpoint_open_args, DPT_CHECKPOINT_OPEN_ARGS_DRAFT_SIZE) \
@@ -57,7 +56,6 @@
   X(dpt_checkpoint_begin_args, DPT_CHECKPOINT_BEGIN_ARGS_DRAFT_SIZE) \
   X(dpt_checkpoint_add_args, DPT_CHECKPOINT_ADD_ARGS_DRAFT_SIZE) \
   X(dpt_checkpoint_finalize_args, DPT_CHECKPOINT_FINALIZE_ARGS_DRAFT_SIZE) \
-  X(dpt_host_comm_draft, DPT_HOST_COMM_DRAFT_SIZE)             \
   X(dpt_checkpoint_draft, DPT_CHECKPOINT_DRAFT_SIZE)           \
   X(dpt_runtime_options, DPT_RUNTIME_OPTIONS_SIZE_1_0)       \
   X(dpt_plugin_info, DPT_PLUGIN_INFO_SIZE_1_0)               \

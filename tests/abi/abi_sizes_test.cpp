@@ -28,7 +28,7 @@ TEST(AbiSizes, PinnedSizesFitTheirStructs) {
 
 // The initializer macros, as C fills them in: each writes its struct's latest size.
 TEST(AbiSizes, InitializerMacrosWriteTheLatestSizes) {
-  uint32_t sizes[22] = {};
+  uint32_t sizes[29] = {};
   abi_init_sizes_c11(sizes);
   EXPECT_EQ(sizes[0], DPT_STEP_ARGS_SIZE_1_3);
   EXPECT_EQ(sizes[1], DPT_PARAM_GROUP_SIZE_1_0);
@@ -52,6 +52,13 @@ TEST(AbiSizes, InitializerMacrosWriteTheLatestSizes) {
   EXPECT_EQ(sizes[19], DPT_REPLAY_EMIT_ARGS_SIZE_1_5);
   EXPECT_EQ(sizes[20], DPT_REPLAY_INGEST_ARGS_SIZE_1_5);
   EXPECT_EQ(sizes[21], DPT_REPLAY_ROWS_ARGS_SIZE_1_5);
+  EXPECT_EQ(sizes[22], DPT_PARALLEL_SIZES_SIZE_1_5);
+  EXPECT_EQ(sizes[23], DPT_PARALLEL_LAYOUT_ARGS_SIZE_1_5);
+  EXPECT_EQ(sizes[24], DPT_PARALLEL_SHARD_ARGS_SIZE_1_5);
+  EXPECT_EQ(sizes[25], DPT_PARALLEL_TOPOLOGY_SIZE_1_5);
+  EXPECT_EQ(sizes[26], DPT_DISPATCH_ARGS_SIZE_1_5);
+  EXPECT_EQ(sizes[27], DPT_COMBINE_ARGS_SIZE_1_5);
+  EXPECT_EQ(sizes[28], sizeof(dpt_parallel_v1));
 }
 
 // The defaults the initializers document.
@@ -69,6 +76,16 @@ TEST(AbiSizes, InitializerMacrosHoldTheDocumentedDefaults) {
   EXPECT_EQ(exec.exit_code, -1);
   EXPECT_EQ(exec.env, nullptr);
   EXPECT_EQ(exec.timeout_ms, 0u);
+  const dpt_parallel_shard_args shard = DPT_PARALLEL_SHARD_ARGS_INIT;
+  EXPECT_EQ(shard.split, DPT_SHARD_REPLICATED);
+  EXPECT_EQ(shard.shards, 1u);
+  const dpt_parallel_topology topology = DPT_PARALLEL_TOPOLOGY_INIT;
+  EXPECT_EQ(topology.comm, nullptr);
+  EXPECT_EQ(topology.placement_offsets, nullptr);
+  const dpt_dispatch_args dispatch = DPT_DISPATCH_ARGS_INIT;
+  EXPECT_EQ(dispatch.expert_tokens.data, nullptr);
+  EXPECT_EQ(dispatch.local_experts.ndim, 0);
+  EXPECT_EQ(dispatch.bytes_sent, 0u);
   const dpt_runtime_options runtime = DPT_RUNTIME_OPTIONS_INIT;
   EXPECT_EQ(runtime.log_level, DPT_LOG_WARN);
   EXPECT_EQ(runtime.plugin_path, nullptr);

@@ -14,6 +14,7 @@ static const dpt_param_decl* const c11_decls[] = {&c11_decl};
 static const dpt_optimizer_v1 c11_table = {DPT_OPTIMIZER_V1_FIELDS};
 static const dpt_sandbox_v1 c11_sandbox_table = {DPT_SANDBOX_V1_FIELDS};
 static const dpt_router_v1 c11_router_table = {DPT_ROUTER_V1_FIELDS};
+static const dpt_parallel_v1 c11_parallel_table = {DPT_PARALLEL_V1_FIELDS};
 static const void* c11_extension(const char* id) { return id != NULL ? &c11_table : NULL; }
 static const dpt_plugin_descriptor c11_descriptor = {
     DPT_PLUGIN_DESCRIPTOR_FIELDS, .id = "c11", .params = c11_decls, .param_count = 1,
@@ -42,6 +43,12 @@ void abi_init_sizes_c11(uint32_t* out) {
   const dpt_replay_emit_args emit = DPT_REPLAY_EMIT_ARGS_INIT;
   const dpt_replay_ingest_args ingest = DPT_REPLAY_INGEST_ARGS_INIT;
   const dpt_replay_rows_args rows = DPT_REPLAY_ROWS_ARGS_INIT;
+  const dpt_parallel_sizes parallel_sizes = DPT_PARALLEL_SIZES_INIT;
+  const dpt_parallel_layout_args layout = DPT_PARALLEL_LAYOUT_ARGS_INIT;
+  const dpt_parallel_shard_args shard = DPT_PARALLEL_SHARD_ARGS_INIT;
+  const dpt_parallel_topology topology = DPT_PARALLEL_TOPOLOGY_INIT;
+  const dpt_dispatch_args dispatch = DPT_DISPATCH_ARGS_INIT;
+  const dpt_combine_args combine = DPT_COMBINE_ARGS_INIT;
   out[0] = step.struct_size;
   out[1] = group.struct_size;
   out[2] = memory.struct_size;
@@ -64,4 +71,11 @@ void abi_init_sizes_c11(uint32_t* out) {
   out[19] = emit.struct_size;
   out[20] = ingest.struct_size;
   out[21] = rows.struct_size;
+  out[22] = parallel_sizes.struct_size;
+  out[23] = layout.struct_size;
+  out[24] = shard.struct_size;
+  out[25] = topology.struct_size;
+  out[26] = dispatch.struct_size;
+  out[27] = combine.struct_size;
+  out[28] = c11_parallel_table.struct_size;
 }

@@ -4,7 +4,7 @@
 // Exits nonzero on the first mismatch, naming it.
 #include "host/host_services.hpp"
 
-#include <dopant/draft/comm.h>
+#include <dopant/comm.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -23,7 +23,7 @@ int main() {
   dopant::HostServices services{1, DPT_LOG_ERROR};
   dopant::HostContext context{&services, "test-plugin"};
   const dpt_host host = dopant::make_host_table(&context);
-  const auto* table = static_cast<const dpt_host_comm_draft*>(host.get_extension(&host, DPT_HOST_COMM));
+  const auto* table = static_cast<const dpt_host_comm_v1*>(host.get_extension(&host, DPT_HOST_COMM));
   dpt_comm* world = nullptr;
   if (table == nullptr || table->world(&host, &world) != nullptr) return fail(0, "no world communicator");
   const uint32_t rank = table->rank(&host, world), size = table->size(&host, world);

@@ -4,7 +4,7 @@
 // what is wrong. (The mpi backend's collectives are tested under mpirun in tests/comm.)
 #include "host/host_services.hpp"
 
-#include <dopant/draft/comm.h>
+#include <dopant/comm.h>
 
 #include <gtest/gtest.h>
 
@@ -19,9 +19,9 @@ class HostComm : public ::testing::Test {
   void SetUp() override {
     if (std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr) GTEST_SKIP() << "started by mpirun: the world is mpi";
     ASSERT_GE(host.struct_size, DPT_HOST_SIZE_1_4);
-    table = static_cast<const dpt_host_comm_draft*>(host.get_extension(&host, DPT_HOST_COMM));
+    table = static_cast<const dpt_host_comm_v1*>(host.get_extension(&host, DPT_HOST_COMM));
     ASSERT_NE(table, nullptr);
-    ASSERT_EQ(table->struct_size, DPT_HOST_COMM_DRAFT_SIZE);
+    ASSERT_EQ(table->struct_size, DPT_HOST_COMM_V1_SIZE_1_5);
     ASSERT_EQ(table->world(&host, &world), nullptr);
   }
   std::string message_of(dpt_error* error) {
@@ -33,7 +33,7 @@ class HostComm : public ::testing::Test {
   HostServices services{1, DPT_LOG_ERROR};
   HostContext context{&services, "test-plugin"};
   dpt_host host = make_host_table(&context);
-  const dpt_host_comm_draft* table = nullptr;
+  const dpt_host_comm_v1* table = nullptr;
   dpt_comm* world = nullptr;
 };
 

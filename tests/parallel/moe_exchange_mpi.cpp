@@ -21,8 +21,8 @@
 //   exit      rank 1 leaves after setup; the others' dispatch must fail or be ended by
 //             mpirun, not hang (CMakeLists.txt checks the message and the time).
 // Exits nonzero naming the first mismatch.
-#include <dopant/draft/comm.h>
-#include <dopant/draft/parallel.h>
+#include <dopant/comm.h>
+#include <dopant/parallel.h>
 #include <dopant/expert_balance/planner.hpp>
 #include <dopant/moe_exchange/toy_experts.hpp>
 #include <dopant/runtime.h>
@@ -171,7 +171,7 @@ class Strategy {
   Strategy(dpt_runtime* runtime, const char* id) {
     const std::string error = take(dpt_plugin_instance_create(runtime, id, nullptr, &instance_));
     if (!error.empty()) die(std::string("create ") + id + ": " + error);
-    table_ = static_cast<const dpt_parallel_draft*>(dpt_plugin_instance_table(instance_));
+    table_ = static_cast<const dpt_parallel_v1*>(dpt_plugin_instance_table(instance_));
     name_ = id;
   }
   ~Strategy() { dpt_plugin_instance_destroy(instance_); }
@@ -229,7 +229,7 @@ class Strategy {
  private:
   dpt_instance* handle() const { return dpt_plugin_instance_handle(instance_); }
   dpt_plugin_instance* instance_ = nullptr;
-  const dpt_parallel_draft* table_ = nullptr;
+  const dpt_parallel_v1* table_ = nullptr;
   std::string name_;
 };
 
@@ -294,7 +294,7 @@ void check_agreement(dpt_runtime* runtime, const Case& c, uint32_t ranks, bool m
 double wideep_rows_max_over_mean(dpt_runtime* runtime, const Case& c, std::vector<RankInput>& inputs,
                                  const char* label) {
   const dpt_host* host = dpt_runtime_host(runtime);
-  const auto* comm = static_cast<const dpt_host_comm_draft*>(host->get_extension(host, DPT_HOST_COMM));
+  const auto* comm = static_cast<const dpt_host_comm_v1*>(host->get_extension(host, DPT_HOST_COMM));
   dpt_comm* world = nullptr;
   if (!take(comm->world(host, &world)).empty()) die("no world communicator");
   const auto ranks = static_cast<uint32_t>(inputs.size());
@@ -354,7 +354,7 @@ int main(int argc, char** argv) {
   const dpt_runtime_options options{DPT_RUNTIME_OPTIONS_SIZE_1_0, argv[1], 1, DPT_LOG_WARN, 1};
   if (std::string error = take(dpt_runtime_create(&options, &runtime)); !error.empty()) die(error);
   const dpt_host* host = dpt_runtime_host(runtime);
-  const auto* comm = static_cast<const dpt_host_comm_draft*>(host->get_extension(host, DPT_HOST_COMM));
+  const auto* comm = static_cast<const dpt_host_comm_v1*>(host->get_extension(host, DPT_HOST_COMM));
   dpt_comm* world = nullptr;
   if (comm == nullptr || !take(comm->world(host, &world)).empty()) die("no world communicator");
   g_rank = comm->rank(host, world);

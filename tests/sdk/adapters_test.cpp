@@ -105,7 +105,7 @@ using Plain = sdk::OptimizerAdapter<PlainOptimizer>;
 TEST(SdkAdapters, TablesCarryTheirCurrentSize) {
   EXPECT_EQ(Counting::table.struct_size, DPT_OPTIMIZER_V1_SIZE_1_1);
   EXPECT_EQ(sdk::RouterAdapter<FailingConstructor>::table.struct_size, DPT_ROUTER_V1_SIZE_1_5);
-  EXPECT_EQ(sdk::ParallelAdapter<NoopParallel>::table.struct_size, DPT_PARALLEL_DRAFT_SIZE);
+  EXPECT_EQ(sdk::ParallelAdapter<NoopParallel>::table.struct_size, DPT_PARALLEL_V1_SIZE_1_5);
   EXPECT_EQ(sdk::SandboxAdapter<NoopSandbox>::table.struct_size, DPT_SANDBOX_V1_SIZE_1_4);
   EXPECT_EQ(sdk::CheckpointAdapter<NoopCheckpoint>::table.struct_size,
             DPT_CHECKPOINT_DRAFT_SIZE);

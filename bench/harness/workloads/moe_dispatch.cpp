@@ -13,8 +13,8 @@
 //   dispatch_combine_p50   median over iterations of the slowest rank's dispatch+combine (s)
 #include "moe_dispatch.hpp"
 
-#include <dopant/draft/comm.h>
-#include <dopant/draft/parallel.h>
+#include <dopant/comm.h>
+#include <dopant/parallel.h>
 #include <dopant/expert_balance/planner.hpp>
 #include <dopant/moe_exchange/toy_experts.hpp>
 #include <dopant/sdk/errors.hpp>
@@ -166,7 +166,7 @@ struct Matrix {
 class World {
  public:
   explicit World(const dpt_host* host) : host_(host) {
-    table_ = static_cast<const dpt_host_comm_draft*>(host->get_extension(host, DPT_HOST_COMM));
+    table_ = static_cast<const dpt_host_comm_v1*>(host->get_extension(host, DPT_HOST_COMM));
     if (table_ == nullptr) sdk::fail(DPT_UNIMPLEMENTED, "moe-dispatch needs the host's communicator");
     sdk::check(host, table_->world(host, &comm_));
   }
@@ -188,7 +188,7 @@ class World {
 
  private:
   const dpt_host* host_;
-  const dpt_host_comm_draft* table_ = nullptr;
+  const dpt_host_comm_v1* table_ = nullptr;
   dpt_comm* comm_ = nullptr;
 };
 
@@ -239,11 +239,11 @@ void run(dpt_runtime* runtime, const dpt_run_config* config, uint32_t variant) {
   if (std::strcmp(dpt_plugin_instance_info(raw)->descriptor->kind, DPT_KIND_PARALLEL) != 0) {
     sdk::fail(DPT_INVALID_ARGUMENT, std::string("plugin `") + plugin + "` is not a parallel strategy");
   }
-  const auto* table = static_cast<const dpt_parallel_draft*>(dpt_plugin_instance_table(raw));
+  const auto* table = static_cast<const dpt_parallel_v1*>(dpt_plugin_instance_table(raw));
   dpt_instance* handle = dpt_plugin_instance_handle(raw);
 
   dpt_parallel_topology topology{};
-  topology.struct_size = DPT_PARALLEL_TOPOLOGY_DRAFT_SIZE;
+  topology.struct_size = DPT_PARALLEL_TOPOLOGY_SIZE_1_5;
   topology.num_experts = static_cast<uint32_t>(s.experts);
   topology.top_k = static_cast<uint32_t>(s.top_k);
   topology.hidden = static_cast<uint64_t>(s.hidden);
@@ -266,7 +266,7 @@ void run(dpt_runtime* runtime, const dpt_run_config* config, uint32_t variant) {
   for (int64_t i = 0; i < s.iterations; ++i) {
     if (host->is_cancelled(host)) sdk::fail(DPT_CANCELLED, "cancelled");
     dpt_dispatch_args dispatch{};
-    dispatch.struct_size = DPT_DISPATCH_ARGS_DRAFT_SIZE;
+    dispatch.struct_size = DPT_DISPATCH_ARGS_SIZE_1_5;
     dispatch.tokens = &tokens.tensor;
     dispatch.expert_ids = &ids.tensor;
     dispatch.weights = &weights.tensor;
@@ -276,7 +276,7 @@ void run(dpt_runtime* runtime, const dpt_run_config* config, uint32_t variant) {
     std::vector<float> outputs = moe_exchange::run_toy_experts(dispatch);
     Matrix outputs_view(outputs.data(), {kDLFloat, 32, 1}, dispatch.expert_tokens.shape[0], s.hidden);
     dpt_combine_args combine{};
-    combine.struct_size = DPT_COMBINE_ARGS_DRAFT_SIZE;
+    combine.struct_size = DPT_COMBINE_ARGS_SIZE_1_5;
     combine.exchange = dispatch.exchange;
     combine.expert_outputs = &outputs_view.tensor;
     combine.out = &out_view.tensor;

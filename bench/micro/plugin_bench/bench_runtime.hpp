@@ -3,7 +3,7 @@
 #pragma once
 
 #include <dopant/draft/checkpoint.h>
-#include <dopant/draft/parallel.h>
+#include <dopant/parallel.h>
 #include <dopant/router.h>
 #include <dopant/sandbox.h>
 #include <dopant/runtime.h>

@@ -15,7 +15,7 @@ constexpr uint32_t kExperts = 8;
 void dispatch_combine(benchmark::State& state, const std::string& plugin) {
   Instance instance = create_instance(state, plugin);
   if (!instance) return;
-  const auto* table = static_cast<const dpt_parallel_draft*>(dpt_plugin_instance_table(instance.get()));
+  const auto* table = static_cast<const dpt_parallel_v1*>(dpt_plugin_instance_table(instance.get()));
   dpt_instance* handle = dpt_plugin_instance_handle(instance.get());
   dpt_parallel_topology topology{};
   topology.struct_size = sizeof topology;

@@ -1,4 +1,4 @@
-// The host extension "dopant.host.comm.draft/0": the runtime's world communicator and its
+// The host extension "dopant.host.comm/1": the runtime's world communicator and its
 // collectives as C entry points over dopant::comm. The world is made on first use: `mpi`
 // when the process was started by mpirun (OMPI_COMM_WORLD_SIZE is set), `local` otherwise.
 // Every collective gives up after 60 s with DPT_DEADLINE_EXCEEDED.
@@ -6,7 +6,7 @@
 
 #include "error.hpp"
 
-#include <dopant/draft/comm.h>
+#include <dopant/comm.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -106,8 +106,8 @@ void comm_destroy(const dpt_host* host, dpt_comm* handle) {
   }
 }
 
-const dpt_host_comm_draft comm_table = {
-    DPT_HOST_COMM_DRAFT_SIZE, comm_world,         comm_backend,      comm_rank,      comm_size,
+const dpt_host_comm_v1 comm_table = {
+    DPT_HOST_COMM_V1_SIZE_1_5, comm_world,         comm_backend,      comm_rank,      comm_size,
     comm_barrier,            comm_broadcast,     comm_all_reduce_sum, comm_reduce_scatter_sum,
     comm_all_gather_v,       comm_all_to_all_v,  comm_split,        comm_destroy};
 

@@ -1,6 +1,6 @@
-// Checks of "dopant.parallel.draft/0" plugins on one rank (the host's world outside mpirun
+// Checks of "dopant.parallel/1" plugins on one rank (the host's world outside mpirun
 // is `local`; multi-rank behaviour is tested under mpirun in tests/parallel). They assume
-// only the kind's contract (abi/dopant/draft/parallel.h):
+// only the kind's contract (abi/dopant/parallel.h):
 //   - dispatch hands out every (token, k) row once, grouped by ascending expert, and combine
 //     returns sum over k of weight * output, here for experts that scale by (expert + 1);
 //   - two exchanges in flight combine, in reverse order, to what each gives alone; a
@@ -8,7 +8,7 @@
 //   - expert ids out of range, misshapen weights and top_k above the experts are refused;
 //   - layout gives Megatron's tp groups and refuses sizes that do not divide the world;
 //   - shard slices cover a dimension exactly once and refuse an uneven split.
-#include <dopant/draft/parallel.h>
+#include <dopant/parallel.h>
 
 #include "outcome.hpp"
 #include "registry.hpp"
@@ -66,12 +66,12 @@ class Strategy {
  public:
   explicit Strategy(const Target& target) : plugin_(target) {}
   bool ok() const { return plugin_.ok(); }
-  const dpt_parallel_draft& table() const { return plugin_.table<dpt_parallel_draft>(); }
+  const dpt_parallel_v1& table() const { return plugin_.table<dpt_parallel_v1>(); }
   dpt_instance* handle() const { return plugin_.handle(); }
 
   std::string setup(uint32_t top_k = kTopK) {
     dpt_parallel_topology topology{};
-    topology.struct_size = DPT_PARALLEL_TOPOLOGY_DRAFT_SIZE;
+    topology.struct_size = DPT_PARALLEL_TOPOLOGY_SIZE_1_5;
     topology.num_experts = kExperts;
     topology.top_k = top_k;
     topology.hidden = kHidden;
@@ -83,7 +83,7 @@ class Strategy {
     Matrix tokens(in.tokens.data(), kF32, kTokens, kHidden), ids(in.ids.data(), kI32, kTokens, kTopK),
         weights(in.weights.data(), kF32, kTokens, weight_columns);
     args = dpt_dispatch_args{};
-    args.struct_size = DPT_DISPATCH_ARGS_DRAFT_SIZE;
+    args.struct_size = DPT_DISPATCH_ARGS_SIZE_1_5;
     args.tokens = &tokens.tensor;
     args.expert_ids = &ids.tensor;
     args.weights = &weights.tensor;
@@ -108,7 +108,7 @@ class Strategy {
     out.assign(kTokens * kHidden, NAN);
     Matrix outputs_view(outputs.data(), kF32, rows.shape[0], kHidden), out_view(out.data(), kF32, kTokens, kHidden);
     dpt_combine_args args{};
-    args.struct_size = DPT_COMBINE_ARGS_DRAFT_SIZE;
+    args.struct_size = DPT_COMBINE_ARGS_SIZE_1_5;
     args.exchange = dispatched.exchange;
     args.expert_outputs = &outputs_view.tensor;
     args.out = &out_view.tensor;
@@ -121,7 +121,7 @@ class Strategy {
     std::vector<float> outputs(static_cast<size_t>(rows * kHidden)), out(kTokens * kHidden);
     Matrix outputs_view(outputs.data(), kF32, rows, kHidden), out_view(out.data(), kF32, kTokens, kHidden);
     dpt_combine_args args{};
-    args.struct_size = DPT_COMBINE_ARGS_DRAFT_SIZE;
+    args.struct_size = DPT_COMBINE_ARGS_SIZE_1_5;
     args.exchange = exchange;
     args.expert_outputs = &outputs_view.tensor;
     args.out = &out_view.tensor;
@@ -199,10 +199,10 @@ void check_layout(const Target& target) {
   Strategy s(target);
   ASSERT_TRUE(s.ok());
   // Megatron, world 8, tp 2, pp 2, default order tp-cp-ep-dp-pp: tp groups are pairs.
-  dpt_parallel_sizes sizes{DPT_PARALLEL_SIZES_DRAFT_SIZE, nullptr, 8, 2, 2, 0, 1, 1, 0, nullptr};
+  dpt_parallel_sizes sizes{DPT_PARALLEL_SIZES_SIZE_1_5, nullptr, 8, 2, 2, 0, 1, 1, 0, nullptr};
   std::vector<uint32_t> ranks(8, 99);
   dpt_parallel_layout_args args{};
-  args.struct_size = DPT_PARALLEL_LAYOUT_ARGS_DRAFT_SIZE;
+  args.struct_size = DPT_PARALLEL_LAYOUT_ARGS_SIZE_1_5;
   args.sizes = &sizes;
   args.groups = "tp";
   args.rank = 5;
@@ -233,7 +233,7 @@ void check_shards(const Target& target) {
     int64_t covered = 0;
     for (uint32_t index = 0; index < shards; ++index) {
       int64_t offset[2] = {-1, -1}, extent[2] = {-1, -1};
-      dpt_parallel_shard_args args{DPT_PARALLEL_SHARD_ARGS_DRAFT_SIZE, nullptr, 2, shape, split, shards, index,
+      dpt_parallel_shard_args args{DPT_PARALLEL_SHARD_ARGS_SIZE_1_5, nullptr, 2, shape, split, shards, index,
                                    offset, extent};
       ASSERT_EQ("", ok_or_message(s.table().shard(s.handle(), &args))) << "split " << split << " shard " << index;
       EXPECT_EQ(offset[1 - split_dim], 0);
@@ -246,7 +246,7 @@ void check_shards(const Target& target) {
     EXPECT_EQ(covered, shape[split_dim]) << "split " << split << " covers its dim once";
   }
   int64_t offset[2], extent[2];
-  dpt_parallel_shard_args uneven{DPT_PARALLEL_SHARD_ARGS_DRAFT_SIZE, nullptr, 2, shape, DPT_SHARD_COLUMN, 3, 0,
+  dpt_parallel_shard_args uneven{DPT_PARALLEL_SHARD_ARGS_SIZE_1_5, nullptr, 2, shape, DPT_SHARD_COLUMN, 3, 0,
                                  offset, extent};
   EXPECT_EQ(take(s.table().shard(s.handle(), &uneven)).code, DPT_INVALID_ARGUMENT) << "10 rows into 3 shards";
 }

@@ -2,8 +2,6 @@
 // id on the default search path), registers their checks and runs them with GoogleTest.
 #include <dopant/conformance.hpp>
 #include <dopant/draft/checkpoint.h>
-#include <dopant/draft/parallel.h>
-#include <dopant/router.h>
 
 #include "kinds.hpp"
 #include "outcome.hpp"

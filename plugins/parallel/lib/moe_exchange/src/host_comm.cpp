@@ -7,7 +7,7 @@ namespace dopant::moe_exchange {
 
 HostComm::HostComm(const dpt_host* host, dpt_comm* comm) : host_(host), table_(nullptr), comm_(comm) {
   if (host->struct_size >= DPT_HOST_SIZE_1_4 && host->get_extension != nullptr) {
-    table_ = static_cast<const dpt_host_comm_draft*>(host->get_extension(host, DPT_HOST_COMM));
+    table_ = static_cast<const dpt_host_comm_v1*>(host->get_extension(host, DPT_HOST_COMM));
   }
   if (table_ == nullptr) sdk::fail(DPT_UNIMPLEMENTED, "the host has no communicator (" DPT_HOST_COMM ")");
   if (comm_ == nullptr) sdk::check(host_, table_->world(host_, &comm_));

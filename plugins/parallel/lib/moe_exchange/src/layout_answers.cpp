@@ -31,7 +31,7 @@ std::string megatron_names(const std::string& names, bool expert) {
 
 void answer_layout(dpt_parallel_layout_args& args) {
   sdk::require(args.sizes != nullptr && args.groups != nullptr, "layout: sizes and groups must be non-NULL");
-  sdk::require(args.sizes->struct_size >= DPT_PARALLEL_SIZES_DRAFT_SIZE, "layout: sizes struct is too small");
+  sdk::require(args.sizes->struct_size >= DPT_PARALLEL_SIZES_SIZE_1_5, "layout: sizes struct is too small");
   const dpt_parallel_sizes& given = *args.sizes;
   layout::ParallelSizes sizes;
   sizes.world = given.world;

@@ -5,7 +5,7 @@
 // sums travel back.
 #pragma once
 
-#include <dopant/draft/parallel.h>
+#include <dopant/parallel.h>
 
 #include <cstdint>
 #include <vector>

@@ -1,9 +1,9 @@
 // The host's communicator as the parallel plugins use it: the comm extension's C table
-// (dopant.host.comm.draft/0) behind methods that throw sdk::Error with the host's message,
+// (dopant.host.comm/1) behind methods that throw sdk::Error with the host's message,
 // counts and displacements in bytes as std::vector<uint64_t>.
 #pragma once
 
-#include <dopant/draft/comm.h>
+#include <dopant/comm.h>
 
 #include <cstdint>
 #include <vector>
@@ -30,7 +30,7 @@ class HostComm {
 
  private:
   const dpt_host* host_;
-  const dpt_host_comm_draft* table_;
+  const dpt_host_comm_v1* table_;
   dpt_comm* comm_;
   uint32_t rank_ = 0;
   uint32_t size_ = 1;

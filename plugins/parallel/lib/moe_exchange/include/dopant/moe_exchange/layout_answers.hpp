@@ -3,7 +3,7 @@
 // a shard holds. Both throw sdk::Error(DPT_INVALID_ARGUMENT) naming what is inconsistent.
 #pragma once
 
-#include <dopant/draft/parallel.h>
+#include <dopant/parallel.h>
 
 namespace dopant::moe_exchange {
 

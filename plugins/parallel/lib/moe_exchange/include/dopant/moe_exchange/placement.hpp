@@ -3,7 +3,7 @@
 // replica a token's expert is served by.
 #pragma once
 
-#include <dopant/draft/parallel.h>
+#include <dopant/parallel.h>
 
 #include <cstddef>
 #include <cstdint>

@@ -8,7 +8,7 @@
 #include "dopant/moe_exchange/host_comm.hpp"
 #include "dopant/moe_exchange/placement.hpp"
 
-#include <dopant/draft/parallel.h>
+#include <dopant/parallel.h>
 #include <dopant/sdk/config.hpp>
 
 #include <map>

@@ -3,7 +3,7 @@
 //   expert e maps x to y[h] = x[h] * (1 + e / 8) + (e + 1) / 64 * ((h mod 5) - 2).
 #pragma once
 
-#include <dopant/draft/parallel.h>
+#include <dopant/parallel.h>
 
 #include <cstdint>
 #include <vector>

@@ -1,4 +1,4 @@
-/* dopant ABI — host extension "dopant.host.comm.draft/0": the run's communicator.
+/* dopant ABI — host extension "dopant.host.comm/1": the run's communicator.
  *
  * Found with `host->get_extension(host, DPT_HOST_COMM)` (minor 4; read that slot only when
  * host->struct_size >= DPT_HOST_SIZE_1_4); NULL when the core has none. Backends: `local`
@@ -7,22 +7,23 @@
  * complete within the core's timeout returns DPT_DEADLINE_EXCEEDED instead of hanging, and
  * the communicator is unusable afterwards (docs/parallelism.md).
  *
- * DRAFT: reshaped with the parallel kind; no pinned sizes until promoted to "/1".
+ * Released in minor 5 with the parallel kind, whose topology takes a dpt_comm* from it
+ * (promoted from "dopant.host.comm.draft/0", first offered in minor 4); its size is pinned.
  */
-#ifndef DOPANT_ABI_DRAFT_COMM_H
-#define DOPANT_ABI_DRAFT_COMM_H
+#ifndef DOPANT_ABI_COMM_H
+#define DOPANT_ABI_COMM_H
 
-#include "../base.h"
-#include "../host.h"
+#include "base.h"
+#include "host.h"
 
-#define DPT_HOST_COMM "dopant.host.comm.draft/0"
+#define DPT_HOST_COMM "dopant.host.comm/1"
 
 typedef struct dpt_comm dpt_comm;
 
 typedef int32_t dpt_comm_type;
 enum { DPT_COMM_FLOAT32 = 0, DPT_COMM_FLOAT64 = 1, DPT_COMM_INT32 = 2, DPT_COMM_INT64 = 3, DPT_COMM_BYTES = 4 };
 
-typedef struct dpt_host_comm_draft {
+typedef struct dpt_host_comm_v1 {
   uint32_t struct_size;
   /* [control-thread] The run's world communicator, owned by the core (never destroy it);
    * valid until the runtime is destroyed. */
@@ -55,7 +56,8 @@ typedef struct dpt_host_comm_draft {
                       dpt_comm** out);
   /* [control-thread] Frees a communicator from split. NULL is accepted. */
   void (*destroy)(const dpt_host* host, dpt_comm* comm);
-} dpt_host_comm_draft;
-#define DPT_HOST_COMM_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_host_comm_draft, destroy)
+} dpt_host_comm_v1;
+#define DPT_HOST_COMM_V1_SIZE_1_5 DPT_STRUCT_SIZE(dpt_host_comm_v1, destroy)
+DPT_PIN_SIZE_LP64(DPT_HOST_COMM_V1_SIZE_1_5, 104);
 
-#endif /* DOPANT_ABI_DRAFT_COMM_H */
+#endif /* DOPANT_ABI_COMM_H */

@@ -1,27 +1,28 @@
-/* dopant ABI — kind "dopant.parallel.draft/0": rank layouts, parameter shards, and how MoE
+/* dopant ABI — kind "dopant.parallel/1": rank layouts, parameter shards, and how MoE
  * tokens travel between ranks.
  *
  * A strategy answers two pure questions (which ranks form the groups of a Megatron layout;
  * which slice of a parameter a rank holds) and moves tokens: set up once with a topology,
  * it sends tokens to the ranks that hold their experts (dispatch) and brings the expert
  * outputs back, weighted by the router weights (combine). The communicator is the host's
- * (extension "dopant.host.comm.draft/0", <dopant/draft/comm.h>): the topology names one of
+ * (extension "dopant.host.comm/1", <dopant/comm.h>): the topology names one of
  * its communicators, or NULL for the run's world.
  *
- * DRAFT: its id ends in ".draft/0", its sizes are not pinned, and it may change in any way
- * until it is promoted to "/1" (see docs/abi.md). The core loads a plugin of a draft kind
- * only when its table is exactly this header's size.
+ * Released in minor 5 (promoted from "dopant.parallel.draft/0" with the `megatron` and
+ * `wideep` plugins and the conformance kit's parallel checks); every size is pinned.
+ * Callers fill the args from the DPT_PARALLEL_*_INIT, DPT_DISPATCH_ARGS_INIT and
+ * DPT_COMBINE_ARGS_INIT macros.
  */
-#ifndef DOPANT_ABI_DRAFT_PARALLEL_H
-#define DOPANT_ABI_DRAFT_PARALLEL_H
+#ifndef DOPANT_ABI_PARALLEL_H
+#define DOPANT_ABI_PARALLEL_H
 
 #include <dlpack/dlpack.h>
 
-#include "../base.h"
-#include "../host.h"
+#include "base.h"
 #include "comm.h"
+#include "host.h"
 
-#define DPT_KIND_PARALLEL "dopant.parallel.draft/0"
+#define DPT_KIND_PARALLEL "dopant.parallel/1"
 
 /* ---- Layouts: Megatron-core's RankGenerator (docs/parallelism.md) ---- */
 
@@ -39,7 +40,11 @@ typedef struct dpt_parallel_sizes {
   uint32_t etp;
   const char* order;
 } dpt_parallel_sizes;
-#define DPT_PARALLEL_SIZES_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_parallel_sizes, order)
+#define DPT_PARALLEL_SIZES_SIZE_1_5 DPT_STRUCT_SIZE(dpt_parallel_sizes, order)
+DPT_PIN_SIZE_LP64(DPT_PARALLEL_SIZES_SIZE_1_5, 56);
+/* Everything 0: set world and the sizes; dp, etp and order keep their defaults. */
+#define DPT_PARALLEL_SIZES_INIT \
+  {DPT_PARALLEL_SIZES_SIZE_1_5, NULL, 0, 0, 0, 0, 0, 0, 0, NULL}
 
 /* The groups of some dimensions of one layout, and where one rank sits in them. The dense
  * layout's dimensions are tp, cp, dp, pp; the expert layout's etp, ep, edp, pp. */
@@ -57,7 +62,11 @@ typedef struct dpt_parallel_layout_args {
   uint32_t group;        /* out: index of the group that holds `rank`                       */
   uint32_t position;     /* out: `rank`'s position in it (its coordinate, for one dimension) */
 } dpt_parallel_layout_args;
-#define DPT_PARALLEL_LAYOUT_ARGS_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_parallel_layout_args, position)
+#define DPT_PARALLEL_LAYOUT_ARGS_SIZE_1_5 DPT_STRUCT_SIZE(dpt_parallel_layout_args, position)
+DPT_PIN_SIZE_LP64(DPT_PARALLEL_LAYOUT_ARGS_SIZE_1_5, 72);
+/* The dense layout, no groups asked, rank 0, no ranks array; outputs cleared. */
+#define DPT_PARALLEL_LAYOUT_ARGS_INIT \
+  {DPT_PARALLEL_LAYOUT_ARGS_SIZE_1_5, NULL, NULL, 0, NULL, 0, NULL, 0, 0, 0, 0}
 
 /* ---- Shard specs: the slice of a parameter each rank holds ---- */
 
@@ -82,7 +91,11 @@ typedef struct dpt_parallel_shard_args {
   int64_t* offset;              /* out [ndim], owned by the caller: first element held per dim */
   int64_t* extent;              /* out [ndim], owned by the caller: elements held per dim      */
 } dpt_parallel_shard_args;
-#define DPT_PARALLEL_SHARD_ARGS_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_parallel_shard_args, extent)
+#define DPT_PARALLEL_SHARD_ARGS_SIZE_1_5 DPT_STRUCT_SIZE(dpt_parallel_shard_args, extent)
+DPT_PIN_SIZE_LP64(DPT_PARALLEL_SHARD_ARGS_SIZE_1_5, 64);
+/* A replicated parameter of no dims on one shard; no output arrays. */
+#define DPT_PARALLEL_SHARD_ARGS_INIT \
+  {DPT_PARALLEL_SHARD_ARGS_SIZE_1_5, NULL, 0, NULL, DPT_SHARD_REPLICATED, 1, 0, NULL, NULL}
 
 /* ---- Topology and the MoE exchange ---- */
 
@@ -103,7 +116,11 @@ typedef struct dpt_parallel_topology {
   const uint32_t* placement_offsets;  /* [num_experts + 1], starts at 0                     */
   const uint32_t* placement_ranks;    /* [placement_offsets[num_experts]]                   */
 } dpt_parallel_topology;
-#define DPT_PARALLEL_TOPOLOGY_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_parallel_topology, placement_ranks)
+#define DPT_PARALLEL_TOPOLOGY_SIZE_1_5 DPT_STRUCT_SIZE(dpt_parallel_topology, placement_ranks)
+DPT_PIN_SIZE_LP64(DPT_PARALLEL_TOPOLOGY_SIZE_1_5, 64);
+/* The run's world, no experts, every rank on one node, the default placement. */
+#define DPT_PARALLEL_TOPOLOGY_INIT \
+  {DPT_PARALLEL_TOPOLOGY_SIZE_1_5, NULL, NULL, 0, 0, 0, 0, NULL, NULL}
 
 /* One dispatch in flight, from dispatch until combine or release. An instance may hold
  * several (micro-batches, layers); each keeps its own buffers. */
@@ -128,7 +145,14 @@ typedef struct dpt_dispatch_args {
                                       * ascending                                          */
   uint64_t bytes_sent;               /* out: bytes this rank sent to other ranks            */
 } dpt_dispatch_args;
-#define DPT_DISPATCH_ARGS_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_dispatch_args, bytes_sent)
+#define DPT_DISPATCH_ARGS_SIZE_1_5 DPT_STRUCT_SIZE(dpt_dispatch_args, bytes_sent)
+DPT_PIN_SIZE_LP64(DPT_DISPATCH_ARGS_SIZE_1_5, 200);
+/* No inputs; outputs cleared (empty CPU views). */
+#define DPT_DISPATCH_ARGS_INIT \
+  {DPT_DISPATCH_ARGS_SIZE_1_5, NULL, NULL, NULL, NULL, NULL, \
+   {NULL, {kDLCPU, 0}, 0, {0, 0, 0}, NULL, NULL, 0}, \
+   {NULL, {kDLCPU, 0}, 0, {0, 0, 0}, NULL, NULL, 0}, \
+   {NULL, {kDLCPU, 0}, 0, {0, 0, 0}, NULL, NULL, 0}, 0}
 
 typedef struct dpt_combine_args {
   uint32_t struct_size;
@@ -139,10 +163,14 @@ typedef struct dpt_combine_args {
                                       * sum over k of weight[k] * output of expert_ids[k]   */
   uint64_t bytes_sent;               /* out: bytes this rank sent to other ranks            */
 } dpt_combine_args;
-#define DPT_COMBINE_ARGS_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_combine_args, bytes_sent)
+#define DPT_COMBINE_ARGS_SIZE_1_5 DPT_STRUCT_SIZE(dpt_combine_args, bytes_sent)
+DPT_PIN_SIZE_LP64(DPT_COMBINE_ARGS_SIZE_1_5, 48);
+/* No exchange, no views; output cleared. */
+#define DPT_COMBINE_ARGS_INIT \
+  {DPT_COMBINE_ARGS_SIZE_1_5, NULL, NULL, NULL, NULL, 0}
 
 /* Every slot is required, and the loader refuses a library whose table leaves one NULL. */
-typedef struct dpt_parallel_draft {
+typedef struct dpt_parallel_v1 {
   uint32_t struct_size;
   /* [control-thread] */
   dpt_error* (*create)(const dpt_host* host, const dpt_config* config, dpt_instance** out);
@@ -160,7 +188,10 @@ typedef struct dpt_parallel_draft {
   dpt_error* (*combine)(dpt_instance* instance, dpt_combine_args* args, dpt_stream* stream);
   /* [instance-thread] Drops an exchange without combining (local). NULL is accepted. */
   void (*release)(dpt_instance* instance, dpt_parallel_exchange* exchange);
-} dpt_parallel_draft;
-#define DPT_PARALLEL_DRAFT_SIZE DPT_STRUCT_SIZE(dpt_parallel_draft, release)
+} dpt_parallel_v1;
+#define DPT_PARALLEL_V1_SIZE_1_5 DPT_STRUCT_SIZE(dpt_parallel_v1, release)
+DPT_PIN_SIZE_LP64(DPT_PARALLEL_V1_SIZE_1_5, 72);
+/* Leading designator of a plugin's static table: {DPT_PARALLEL_V1_FIELDS, .create = ...}. */
+#define DPT_PARALLEL_V1_FIELDS .struct_size = sizeof(dpt_parallel_v1)
 
-#endif /* DOPANT_ABI_DRAFT_PARALLEL_H */
+#endif /* DOPANT_ABI_PARALLEL_H */

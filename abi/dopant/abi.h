@@ -1,5 +1,5 @@
 /* dopant ABI — umbrella header: the stable ABI. Draft kinds (abi/dopant/draft/) are not
- * part of it: a file that uses one includes its header by name, <dopant/draft/parallel.h>,
+ * part of it: a file that uses one includes its header by name, <dopant/draft/checkpoint.h>,
  * so that depending on a draft is always visible. */
 #ifndef DOPANT_ABI_H
 #define DOPANT_ABI_H

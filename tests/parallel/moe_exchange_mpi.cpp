@@ -23,6 +23,7 @@
 // Exits nonzero naming the first mismatch.
 #include <dopant/comm.h>
 #include <dopant/parallel.h>
+#include <dopant/sdk/tensors.hpp>
 #include <dopant/expert_balance/planner.hpp>
 #include <dopant/moe_exchange/toy_experts.hpp>
 #include <dopant/runtime.h>
@@ -159,13 +160,6 @@ Reference reference(const Case& c, uint32_t ranks, uint32_t source, const RankIn
   return ref;
 }
 
-struct Tensor2 {
-  int64_t shape[2];
-  DLTensor tensor;
-  Tensor2(void* data, DLDataType dtype, int64_t rows, int64_t columns)
-      : shape{rows, columns}, tensor{data, {kDLCPU, 0}, 2, dtype, shape, nullptr, 0} {}
-};
-
 class Strategy {
  public:
   Strategy(dpt_runtime* runtime, const char* id) {
@@ -196,9 +190,9 @@ class Strategy {
   }
 
   dpt_dispatch_args dispatch(const Case& c, RankInput& in) {
-    Tensor2 tokens(in.tokens.data(), {kDLFloat, 32, 1}, in.n, c.hidden);
-    Tensor2 ids(in.ids.data(), {kDLInt, 32, 1}, in.n, c.top_k);
-    Tensor2 weights(in.weights.data(), {kDLFloat, 32, 1}, in.n, c.top_k);
+    dopant::sdk::MatrixView tokens(in.tokens.data(), {kDLFloat, 32, 1}, in.n, c.hidden);
+    dopant::sdk::MatrixView ids(in.ids.data(), {kDLInt, 32, 1}, in.n, c.top_k);
+    dopant::sdk::MatrixView weights(in.weights.data(), {kDLFloat, 32, 1}, in.n, c.top_k);
     dpt_dispatch_args args{};
     args.struct_size = sizeof args;
     args.tokens = &tokens.tensor;
@@ -211,9 +205,9 @@ class Strategy {
 
   std::vector<float> combine(const Case& c, const dpt_dispatch_args& dispatched, int64_t tokens) {
     std::vector<float> outputs = moe::run_toy_experts(dispatched);
-    Tensor2 rows(outputs.data(), {kDLFloat, 32, 1}, dispatched.expert_tokens.shape[0], c.hidden);
+    dopant::sdk::MatrixView rows(outputs.data(), {kDLFloat, 32, 1}, dispatched.expert_tokens.shape[0], c.hidden);
     std::vector<float> out(tokens * c.hidden, NAN);
-    Tensor2 out_view(out.data(), {kDLFloat, 32, 1}, tokens, c.hidden);
+    dopant::sdk::MatrixView out_view(out.data(), {kDLFloat, 32, 1}, tokens, c.hidden);
     dpt_combine_args args{};
     args.struct_size = sizeof args;
     args.exchange = dispatched.exchange;

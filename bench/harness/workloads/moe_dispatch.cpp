@@ -18,6 +18,7 @@
 #include <dopant/expert_balance/planner.hpp>
 #include <dopant/moe_exchange/toy_experts.hpp>
 #include <dopant/sdk/errors.hpp>
+#include <dopant/sdk/tensors.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -153,15 +154,6 @@ void check_combined(const Settings& s, const Batch& b, const std::vector<float>&
   }
 }
 
-struct Matrix {
-  int64_t shape[2];
-  DLTensor tensor;
-  Matrix(void* data, DLDataType dtype, int64_t rows, int64_t columns)
-      : shape{rows, columns}, tensor{data, {kDLCPU, 0}, 2, dtype, shape, nullptr, 0} {}
-  Matrix(const Matrix&) = delete;
-  Matrix& operator=(const Matrix&) = delete;
-};
-
 // The world communicator's collectives the workload needs to agree on its metrics.
 class World {
  public:
@@ -256,11 +248,11 @@ void run(dpt_runtime* runtime, const dpt_run_config* config, uint32_t variant) {
   sdk::check(host, table->setup(handle, &topology));
 
   Batch batch = make_batch(s, world.rank());
-  Matrix tokens(batch.tokens.data(), {kDLFloat, 32, 1}, s.tokens, s.hidden);
-  Matrix ids(batch.ids.data(), {kDLInt, 32, 1}, s.tokens, s.top_k);
-  Matrix weights(batch.weights.data(), {kDLFloat, 32, 1}, s.tokens, s.top_k);
+  sdk::MatrixView tokens(batch.tokens.data(), {kDLFloat, 32, 1}, s.tokens, s.hidden);
+  sdk::MatrixView ids(batch.ids.data(), {kDLInt, 32, 1}, s.tokens, s.top_k);
+  sdk::MatrixView weights(batch.weights.data(), {kDLFloat, 32, 1}, s.tokens, s.top_k);
   std::vector<float> out(batch.tokens.size());
-  Matrix out_view(out.data(), {kDLFloat, 32, 1}, s.tokens, s.hidden);
+  sdk::MatrixView out_view(out.data(), {kDLFloat, 32, 1}, s.tokens, s.hidden);
   std::vector<double> slowest;
   double bytes = 0, rows = 0;
   for (int64_t i = 0; i < s.iterations; ++i) {
@@ -274,7 +266,9 @@ void run(dpt_runtime* runtime, const dpt_run_config* config, uint32_t variant) {
     sdk::check(host, table->dispatch(handle, &dispatch, nullptr));
     double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     std::vector<float> outputs = moe_exchange::run_toy_experts(dispatch);
-    Matrix outputs_view(outputs.data(), {kDLFloat, 32, 1}, dispatch.expert_tokens.shape[0], s.hidden);
+    // The dispatch's views belong to the exchange, which combine consumes: read them first.
+    const int64_t received = dispatch.expert_tokens.shape[0];
+    sdk::MatrixView outputs_view(outputs.data(), {kDLFloat, 32, 1}, received, s.hidden);
     dpt_combine_args combine{};
     combine.struct_size = DPT_COMBINE_ARGS_SIZE_1_5;
     combine.exchange = dispatch.exchange;
@@ -286,7 +280,7 @@ void run(dpt_runtime* runtime, const dpt_run_config* config, uint32_t variant) {
     if (i == 0) {
       check_combined(s, batch, out);
       bytes = static_cast<double>(dispatch.bytes_sent + combine.bytes_sent);
-      rows = static_cast<double>(dispatch.expert_tokens.shape[0]);
+      rows = static_cast<double>(received);
     }
     const std::vector<double> times = world.gather(seconds);
     slowest.push_back(*std::max_element(times.begin(), times.end()));

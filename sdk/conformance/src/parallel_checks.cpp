@@ -9,6 +9,7 @@
 //   - layout gives Megatron's tp groups and refuses sizes that do not divide the world;
 //   - shard slices cover a dimension exactly once and refuse an uneven split.
 #include <dopant/parallel.h>
+#include <dopant/sdk/tensors.hpp>
 
 #include "outcome.hpp"
 #include "registry.hpp"
@@ -24,15 +25,6 @@ namespace {
 
 constexpr uint32_t kExperts = 6, kTopK = 2, kHidden = 5;
 constexpr int64_t kTokens = 7;
-
-struct Matrix {
-  int64_t shape[2];
-  DLTensor tensor;
-  Matrix(void* data, DLDataType dtype, int64_t rows, int64_t columns)
-      : shape{rows, columns}, tensor{data, {kDLCPU, 0}, 2, dtype, shape, nullptr, 0} {}
-  Matrix(const Matrix&) = delete;
-  Matrix& operator=(const Matrix&) = delete;
-};
 
 constexpr DLDataType kF32{kDLFloat, 32, 1}, kI32{kDLInt, 32, 1};
 
@@ -80,7 +72,7 @@ class Strategy {
 
   // Dispatches `in` (weights shaped [tokens, weight_columns]); "" or the error.
   std::string dispatch(Inputs& in, dpt_dispatch_args& args, int64_t weight_columns = kTopK) {
-    Matrix tokens(in.tokens.data(), kF32, kTokens, kHidden), ids(in.ids.data(), kI32, kTokens, kTopK),
+    sdk::MatrixView tokens(in.tokens.data(), kF32, kTokens, kHidden), ids(in.ids.data(), kI32, kTokens, kTopK),
         weights(in.weights.data(), kF32, kTokens, weight_columns);
     args = dpt_dispatch_args{};
     args.struct_size = DPT_DISPATCH_ARGS_SIZE_1_5;
@@ -106,7 +98,7 @@ class Strategy {
       }
     }
     out.assign(kTokens * kHidden, NAN);
-    Matrix outputs_view(outputs.data(), kF32, rows.shape[0], kHidden), out_view(out.data(), kF32, kTokens, kHidden);
+    sdk::MatrixView outputs_view(outputs.data(), kF32, rows.shape[0], kHidden), out_view(out.data(), kF32, kTokens, kHidden);
     dpt_combine_args args{};
     args.struct_size = DPT_COMBINE_ARGS_SIZE_1_5;
     args.exchange = dispatched.exchange;
@@ -119,7 +111,7 @@ class Strategy {
   // of the `rows` it had: "" or the error.
   std::string combine_gone(dpt_parallel_exchange* exchange, int64_t rows) {
     std::vector<float> outputs(static_cast<size_t>(rows * kHidden)), out(kTokens * kHidden);
-    Matrix outputs_view(outputs.data(), kF32, rows, kHidden), out_view(out.data(), kF32, kTokens, kHidden);
+    sdk::MatrixView outputs_view(outputs.data(), kF32, rows, kHidden), out_view(out.data(), kF32, kTokens, kHidden);
     dpt_combine_args args{};
     args.struct_size = DPT_COMBINE_ARGS_SIZE_1_5;
     args.exchange = exchange;

@@ -1,6 +1,6 @@
 // dopant SDK — DLTensor helpers: dtype constants and names, element counts and byte sizes
 // (checked: a shape from a caller never wraps 64 bits), shape comparison and text, the
-// compact row-major check, and typed data pointers.
+// compact row-major check, typed data pointers, and a 2-D view of a caller's buffer.
 #pragma once
 
 #include <dopant/sdk/errors.hpp>
@@ -127,5 +127,16 @@ template <typename T>
 T* data_as(const DLTensor& t) {
   return reinterpret_cast<T*>(static_cast<char*>(t.data) + t.byte_offset);
 }
+
+// A borrowed, compact row-major [rows, columns] view of `data` on the CPU. The shape lives
+// here and the DLTensor points into it, so a view is neither copied nor moved.
+struct MatrixView {
+  int64_t shape[2];
+  DLTensor tensor;
+  MatrixView(void* data, DLDataType dtype, int64_t rows, int64_t columns)
+      : shape{rows, columns}, tensor{data, {kDLCPU, 0}, 2, dtype, shape, nullptr, 0} {}
+  MatrixView(const MatrixView&) = delete;
+  MatrixView& operator=(const MatrixView&) = delete;
+};
 
 }  // namespace dopant::sdk

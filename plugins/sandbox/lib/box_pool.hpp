@@ -28,22 +28,36 @@ namespace dopant::sandbox {
 
 enum class PoolMode { warm, per_call };
 
-class BoxPool {
+// The sandbox kind's calls on a pool, whoever runs its boxes: a BoxPool of this process or a
+// PoolClient of a shared one (pool_client.hpp). Each call throws sdk::Error.
+class Pool {
+ public:
+  virtual ~Pool() = default;
+  virtual dpt_sandbox_box* acquire() = 0;
+  virtual void release(dpt_sandbox_box* box) = 0;
+  virtual void exec(dpt_sandbox_exec_args& args) = 0;
+  virtual void put(const dpt_sandbox_put_args& args) = 0;
+  virtual void get(dpt_sandbox_get_args& args) = 0;
+  virtual void reset(dpt_sandbox_box* box) = 0;
+  virtual dpt_sandbox_stats stats() = 0;
+};
+
+class BoxPool : public Pool {
  public:
   // Starts `warm_boxes` boxes now (warm mode). Throws sdk::Error when the worker is missing
   // or a box cannot be built on this machine.
   BoxPool(const BoxSettings& settings, PoolMode mode, uint64_t warm_boxes);
-  ~BoxPool();
+  ~BoxPool() override;
   BoxPool(const BoxPool&) = delete;
   BoxPool& operator=(const BoxPool&) = delete;
 
-  dpt_sandbox_box* acquire();
-  void release(dpt_sandbox_box* box);
-  void exec(dpt_sandbox_exec_args& args);
-  void put(const dpt_sandbox_put_args& args);
-  void get(dpt_sandbox_get_args& args);
-  void reset(dpt_sandbox_box* box);
-  dpt_sandbox_stats stats();
+  dpt_sandbox_box* acquire() override;
+  void release(dpt_sandbox_box* box) override;
+  void exec(dpt_sandbox_exec_args& args) override;
+  void put(const dpt_sandbox_put_args& args) override;
+  void get(dpt_sandbox_get_args& args) override;
+  void reset(dpt_sandbox_box* box) override;
+  dpt_sandbox_stats stats() override;
 
  private:
   struct Worker {

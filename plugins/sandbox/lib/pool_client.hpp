@@ -4,6 +4,7 @@
 // closing their connections.
 #pragma once
 
+#include "box_pool.hpp"
 #include "pool_protocol.hpp"
 
 #include <dopant/sandbox.h>
@@ -15,18 +16,18 @@
 
 namespace dopant::sandbox {
 
-class PoolClient {
+class PoolClient final : public Pool {
  public:
   // Greets the server once, so that a wrong path or version fails at create. Throws sdk::Error.
   explicit PoolClient(std::string socket_path);
 
-  dpt_sandbox_box* acquire();
-  void release(dpt_sandbox_box* box);
-  void exec(dpt_sandbox_exec_args& args);
-  void put(const dpt_sandbox_put_args& args);
-  void get(dpt_sandbox_get_args& args);
-  void reset(dpt_sandbox_box* box);
-  dpt_sandbox_stats stats();
+  dpt_sandbox_box* acquire() override;
+  void release(dpt_sandbox_box* box) override;
+  void exec(dpt_sandbox_exec_args& args) override;
+  void put(const dpt_sandbox_put_args& args) override;
+  void get(dpt_sandbox_get_args& args) override;
+  void reset(dpt_sandbox_box* box) override;
+  dpt_sandbox_stats stats() override;
 
  private:
   struct Connection {

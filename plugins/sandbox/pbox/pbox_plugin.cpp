@@ -31,23 +31,22 @@ class Pbox {
  public:
   Pbox(const dpt_host*, const sdk::Config& config) {
     if (const std::string server = config.get_string("server"); !server.empty()) {
-      shared_ = std::make_unique<sandbox::PoolClient>(server);
+      pool_ = std::make_unique<sandbox::PoolClient>(server);
     } else {
-      own_ = std::make_unique<sandbox::BoxPool>(sandbox::read_box_settings(config), sandbox::PoolMode::warm,
-                                                static_cast<uint64_t>(config.get_int("warm")));
+      pool_ = std::make_unique<sandbox::BoxPool>(sandbox::read_box_settings(config), sandbox::PoolMode::warm,
+                                                 static_cast<uint64_t>(config.get_int("warm")));
     }
   }
-  dpt_sandbox_box* acquire() { return own_ ? own_->acquire() : shared_->acquire(); }
-  void release(dpt_sandbox_box* box) { own_ ? own_->release(box) : shared_->release(box); }
-  void exec(dpt_sandbox_exec_args& args) { own_ ? own_->exec(args) : shared_->exec(args); }
-  void put(const dpt_sandbox_put_args& args) { own_ ? own_->put(args) : shared_->put(args); }
-  void get(dpt_sandbox_get_args& args) { own_ ? own_->get(args) : shared_->get(args); }
-  void reset(dpt_sandbox_box* box) { own_ ? own_->reset(box) : shared_->reset(box); }
-  dpt_sandbox_stats stats() { return own_ ? own_->stats() : shared_->stats(); }
+  dpt_sandbox_box* acquire() { return pool_->acquire(); }
+  void release(dpt_sandbox_box* box) { pool_->release(box); }
+  void exec(dpt_sandbox_exec_args& args) { pool_->exec(args); }
+  void put(const dpt_sandbox_put_args& args) { pool_->put(args); }
+  void get(dpt_sandbox_get_args& args) { pool_->get(args); }
+  void reset(dpt_sandbox_box* box) { pool_->reset(box); }
+  dpt_sandbox_stats stats() { return pool_->stats(); }
 
  private:
-  std::unique_ptr<sandbox::BoxPool> own_;
-  std::unique_ptr<sandbox::PoolClient> shared_;
+  std::unique_ptr<sandbox::Pool> pool_;
 };
 
 constexpr dpt_plugin_descriptor kPbox = sdk::describe<sdk::SandboxAdapter<Pbox>>(

@@ -10,6 +10,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -309,6 +310,45 @@ TEST(SandboxServer, RefusesAMalformedFrameAndDropsOnlyThatClient) {
     EXPECT_NE(message.find(greet_first ? "bound" : "not a frame"), std::string::npos) << message;
     char more = 0;
     EXPECT_EQ(recv(fd, &more, 1, 0), 0) << "the connection was not closed";
+    close(fd);
+  }
+  // A payload past the connection's shared buffer, and a buffer not sealed against
+  // shrinking, are refused before the server touches either.
+  for (const bool unsealed : {false, true}) {
+    const int fd = connect_to(server.socket());
+    ASSERT_GE(fd, 0);
+    PoolRequest request;
+    PoolReply reply;
+    int buffer = -1;
+    for (const PoolOp op : {PoolOp::hello, PoolOp::acquire}) {
+      request.call.op = static_cast<uint32_t>(op);
+      ASSERT_TRUE(send_message(fd, &request, sizeof request, -1, {}));
+      ASSERT_TRUE(receive_header(fd, &reply, sizeof reply, &buffer));
+      ASSERT_EQ(reply.call.code, DPT_OK);
+    }
+    ASSERT_GE(buffer, 0) << "acquire brought no shared buffer";
+    struct stat buffer_stat {};
+    ASSERT_EQ(fstat(buffer, &buffer_stat), 0);
+    EXPECT_NE(fcntl(buffer, F_GET_SEALS) & F_SEAL_SHRINK, 0);
+    close(buffer);
+    request.box = reply.box;
+    request.call.op = static_cast<uint32_t>(PoolOp::put);
+    request.call.strings_bytes = 2;
+    request.call.payload_bytes = unsealed ? 1 : static_cast<uint64_t>(buffer_stat.st_size) + 1;
+    const int attached = unsealed ? memfd_create("unsealed", MFD_CLOEXEC) : -1;
+    if (unsealed) {
+      ASSERT_EQ(ftruncate(attached, 8 << 20), 0);
+    }
+    ASSERT_TRUE(send_message(fd, &request, sizeof request, attached, {{"a", 2}}));
+    if (unsealed) close(attached);
+    ASSERT_TRUE(receive_header(fd, &reply, sizeof reply, &buffer));
+    EXPECT_EQ(reply.call.code, DPT_INVALID_ARGUMENT);
+    std::string message(reply.call.message_bytes, '\0');
+    ASSERT_TRUE(receive_bytes(fd, message.data(), message.size()));
+    EXPECT_NE(message.find(unsealed ? "not a memfd sealed against shrinking" : "past the shared buffer"),
+              std::string::npos) << message;
+    char more = 0;  // closed, or reset for the strings it left unread
+    EXPECT_LE(recv(fd, &more, 1, 0), 0) << "the connection was not closed";
     close(fd);
   }
   const char* argv[] = {"/bin/echo", "still served", nullptr};

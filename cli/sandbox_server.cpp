@@ -8,6 +8,7 @@
 #include <dopant/runtime.h>
 #include <dopant/support/child_processes.hpp>
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -265,16 +266,20 @@ struct Running {
 
 }  // namespace
 
-[[noreturn]] void serve_sandbox_pool(const dpt_sandbox_v1& table, dpt_instance* pool, const std::string& socket_path) {
+void serve_sandbox_pool(const dpt_sandbox_v1& table, dpt_instance* pool, const std::string& socket_path) {
   const int listener = listen_at(socket_path);
-  // SIGINT and SIGTERM end dopant through its interrupt cleanup (child_processes.hpp), which
-  // removes the socket file; the workers end with dopant, as their sockets close.
-  remove_on_interrupt(socket_path);
+  remove_on_interrupt(socket_path);  // a second signal ends dopant at once, and still removes it
+  int stop[2];
+  if (pipe2(stop, O_CLOEXEC) != 0) {
+    close(listener);
+    throw std::runtime_error("pipe: " + errno_text());
+  }
+  defer_next_interrupt([signalled = stop[1]] { (void)!write(signalled, "x", 1); });
   std::fprintf(stderr, "dopant: serving the sandbox pool at %s\n", socket_path.c_str());
   std::list<Running> running;
   for (;;) {
-    pollfd waiting{listener, POLLIN, 0};
-    const int ready = poll(&waiting, 1, kReapMs);
+    pollfd waiting[2] = {{listener, POLLIN, 0}, {stop[0], POLLIN, 0}};
+    const int ready = poll(waiting, 2, kReapMs);
     for (auto at = running.begin(); at != running.end();) {  // join the connections that ended
       if (!at->done) {
         ++at;
@@ -284,6 +289,7 @@ struct Running {
       close(at->socket);
       at = running.erase(at);
     }
+    if (ready > 0 && (waiting[1].revents & POLLIN) != 0) break;
     if (ready <= 0) continue;
     const int client = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
     if (client < 0) continue;
@@ -299,6 +305,18 @@ struct Running {
       slot.done = true;
     });
   }
+  // Drain: no new connections; each connection answers the call it is in (bounded by that
+  // call's timeout), then reads end of file and gives its boxes back, reset.
+  std::fprintf(stderr, "dopant: draining the sandbox pool at %s\n", socket_path.c_str());
+  close(listener);
+  unlink(socket_path.c_str());
+  forget_on_interrupt(socket_path);
+  for (Running& slot : running) shutdown(slot.socket, SHUT_RD);
+  for (Running& slot : running) {
+    slot.thread.join();
+    close(slot.socket);
+  }
+  for (const int fd : stop) close(fd);
 }
 
 }  // namespace dopant::cli

@@ -1,5 +1,6 @@
 // The server of a shared sandbox pool (see sandbox_server.hpp): one thread per connection,
-// each holding the boxes its client acquired and giving them back when the connection ends.
+// each holding the boxes its client acquired and its shared buffer, and giving the boxes back
+// when the connection ends; at SIGINT or SIGTERM it drains the connections and returns.
 #include "sandbox_server.hpp"
 
 #include "pool_protocol.hpp"

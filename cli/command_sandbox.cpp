@@ -150,6 +150,7 @@ int sandbox_serve(const Options& options, std::vector<std::string> words) {
   const InstancePtr instance = sandbox_instance(runtime.get(), plugin, params);
   const auto& table = *static_cast<const dpt_sandbox_v1*>(dpt_plugin_instance_table(instance.get()));
   serve_sandbox_pool(table, dpt_plugin_instance_handle(instance.get()), *socket_path);
+  return 0;  // the instance's destruction ends every worker
 }
 
 // The A/B of `dopant sandbox bench`: the sandbox-transfer workload, spawn against pbox.

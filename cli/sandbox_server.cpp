@@ -1,12 +1,15 @@
 // The server of a shared sandbox pool (see sandbox_server.hpp): one thread per connection,
-// each holding the boxes its client acquired and giving them back when the connection ends.
+// each holding the boxes its client acquired and its shared buffer, and giving the boxes back
+// when the connection ends; at SIGINT or SIGTERM it drains the connections and returns.
 #include "sandbox_server.hpp"
 
 #include "pool_protocol.hpp"
+#include "shared_buffer.hpp"
 
 #include <dopant/runtime.h>
 #include <dopant/support/child_processes.hpp>
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -48,16 +51,18 @@ Outcome outcome_of(dpt_error* error) {
   return outcome;
 }
 
+// Sends a reply whose bytes all travel inline: error text, then `inline_bytes` (stats).
 bool send_reply(int socket, PoolReply reply, const Outcome& outcome,
-                const std::vector<std::pair<const void*, uint64_t>>& outputs = {}) {
+                const std::vector<std::pair<const void*, uint64_t>>& inline_bytes = {}) {
   reply.call.code = outcome.code;
   reply.call.message_bytes = outcome.message.size();
   std::vector<std::pair<const void*, uint64_t>> pieces{{outcome.message.data(), outcome.message.size()}};
-  if (outcome.code == DPT_OK) pieces.insert(pieces.end(), outputs.begin(), outputs.end());
+  if (outcome.code == DPT_OK) pieces.insert(pieces.end(), inline_bytes.begin(), inline_bytes.end());
   return send_message(socket, &reply, sizeof reply, -1, pieces);
 }
 
-// One client's connection: the boxes it holds, by the numbers given out to it.
+// One client's connection: the boxes it holds, by the numbers given out to it, and the
+// shared buffer its payloads travel in.
 class Connection {
  public:
   Connection(const dpt_sandbox_v1& table, dpt_instance* pool, int socket) : table_(table), pool_(pool), socket_(socket) {}
@@ -69,54 +74,56 @@ class Connection {
       PoolRequest request;
       int fd = -1;
       if (!receive_header(socket_, &request, sizeof request, &fd)) return;
-      if (fd >= 0) close(fd);
+      SharedBuffer attached;  // the client's new shared buffer, checked before it is used
+      const char* bad_buffer = nullptr;
+      if (fd >= 0) attached = SharedBuffer::adopt(fd, kPoolLargestBuffer, &bad_buffer);
+      std::string why = bad_buffer != nullptr
+                            ? bad_buffer
+                            : request_refusal(request, {greeted_, fd >= 0, (fd >= 0 ? attached : buffer_).capacity()});
+      std::string joined(why.empty() ? request.call.strings_bytes : 0, '\0');
+      if (!receive_bytes(socket_, joined.data(), joined.size())) return;
       std::vector<std::string> strings;
-      std::string payload;
-      if (const std::string why = malformed(request, fd >= 0); !why.empty()) {
+      if (why.empty()) why = strings_refusal(request, joined, strings);
+      if (!why.empty()) {
         send_reply(socket_, {}, {DPT_INVALID_ARGUMENT, "sandbox server: " + why + "; closing the connection"});
         return;
       }
-      std::string joined(request.call.strings_bytes, '\0');
-      payload.resize(request.call.payload_bytes);
-      if (!receive_bytes(socket_, joined.data(), joined.size()) ||
-          !receive_bytes(socket_, payload.data(), payload.size())) {
-        return;
-      }
-      const auto op = static_cast<PoolOp>(request.call.op);
-      const bool carries_strings = op == PoolOp::exec || op == PoolOp::put || op == PoolOp::get;
-      if (!split_strings(joined, strings) || (carries_strings && !well_formed(request.call, strings.size())) ||
-          (!carries_strings && !strings.empty())) {
-        send_reply(socket_, {}, {DPT_INVALID_ARGUMENT, "sandbox server: the request's strings do not match its "
-                                                       "counts; closing the connection"});
-        return;
-      }
-      if (!answer(request, strings, payload)) return;
+      if (fd >= 0) buffer_ = std::move(attached);
+      if (!answer(request, strings)) return;
     }
   }
 
  private:
-  // Why `request` breaks the protocol, or "".
-  std::string malformed(const PoolRequest& request, bool has_fd) const {
-    if (request.magic != kPoolMagic) return "not a frame of the sandbox pool protocol";
-    if (request.version != kPoolVersion) {
-      return "protocol version " + std::to_string(request.version) + " is not " + std::to_string(kPoolVersion);
+  // Replies to acquire, exec or get with `outputs` one after the other at the start of the
+  // shared buffer; when they do not fit, or the connection has none yet, a new one is attached.
+  bool send_shared_reply(PoolReply reply, Outcome outcome, const std::vector<std::pair<const void*, uint64_t>>& outputs) {
+    int attached = -1;
+    if (outcome.code == DPT_OK) {
+      uint64_t total = 0;
+      for (const auto& output : outputs) total += output.second;
+      try {
+        if (total > buffer_.capacity() || buffer_.empty()) {  // acquire brings the connection's first
+          buffer_ = SharedBuffer::create(total);
+          attached = buffer_.fd();
+        }
+        char* at = buffer_.data();
+        for (const auto& [data, bytes] : outputs) {
+          if (bytes > 0) std::memcpy(at, data, bytes);
+          at += bytes;
+        }
+      } catch (const std::runtime_error& e) {
+        outcome = {DPT_RESOURCE_EXHAUSTED, std::string("sandbox server: ") + e.what()};
+        reply.call = Reply{};
+      }
     }
-    if (has_fd) return "a descriptor came with the frame";
-    const auto op = static_cast<PoolOp>(request.call.op);
-    if (!greeted_ && op != PoolOp::hello) return "the first request must be hello";
-    switch (op) {
-      case PoolOp::hello: case PoolOp::acquire: case PoolOp::release: case PoolOp::exec:
-      case PoolOp::put: case PoolOp::get: case PoolOp::reset: case PoolOp::stats: break;
-      default: return "unknown request " + std::to_string(request.call.op);
-    }
-    if (request.call.strings_bytes > kPoolLargestStrings) return "strings larger than the bound";
-    if (request.call.payload_bytes > kPoolLargestPayload) return "payload larger than the bound";
-    if (request.call.payload_bytes != 0 && op != PoolOp::exec && op != PoolOp::put) return "a payload on a request without one";
-    return "";
+    if (outcome.code != DPT_OK) reply.call.stdout_bytes = reply.call.stderr_bytes = reply.call.file_bytes = 0;
+    reply.call.code = outcome.code;
+    reply.call.message_bytes = outcome.message.size();
+    return send_message(socket_, &reply, sizeof reply, attached, {{outcome.message.data(), outcome.message.size()}});
   }
 
   // Runs one well-formed request and replies; false when the client is gone.
-  bool answer(const PoolRequest& request, const std::vector<std::string>& strings, const std::string& payload) {
+  bool answer(const PoolRequest& request, const std::vector<std::string>& strings) {
     PoolReply reply;
     const auto op = static_cast<PoolOp>(request.call.op);
     if (op == PoolOp::hello) {
@@ -136,7 +143,7 @@ class Connection {
         reply.box = next_box_++;
         boxes_.emplace(reply.box, args.box);
       }
-      return send_reply(socket_, reply, outcome);
+      return send_shared_reply(reply, outcome, {});
     }
     const auto found = boxes_.find(request.box);
     if (found == boxes_.end()) {
@@ -155,8 +162,8 @@ class Connection {
         dpt_sandbox_put_args args = DPT_SANDBOX_PUT_ARGS_INIT;
         args.box = box;
         args.path = strings[0].c_str();
-        args.data = payload.data();
-        args.bytes = payload.size();
+        args.data = buffer_.data();
+        args.bytes = request.call.payload_bytes;  // within the buffer: request_refusal
         args.mode = request.call.mode;
         return send_reply(socket_, reply, outcome_of(table_.put(pool_, &args)));
       }
@@ -166,14 +173,13 @@ class Connection {
         args.path = strings[0].c_str();
         const Outcome outcome = outcome_of(table_.get(pool_, &args));
         reply.call.file_bytes = args.bytes;
-        return send_reply(socket_, reply, outcome, {{args.data, args.bytes}});
+        return send_shared_reply(reply, outcome, {{args.data, args.bytes}});
       }
-      default: return exec(request.call, strings, payload, box);
+      default: return exec(request.call, strings, box);
     }
   }
 
-  bool exec(const Request& call, const std::vector<std::string>& strings, const std::string& payload,
-            dpt_sandbox_box* box) {
+  bool exec(const Request& call, const std::vector<std::string>& strings, dpt_sandbox_box* box) {
     // strings: argv (argc), env (envc), cwd; "" cwd is the workspace.
     std::vector<const char*> argv, env;
     for (uint32_t i = 0; i < call.argc; ++i) argv.push_back(strings[i].c_str());
@@ -186,8 +192,8 @@ class Connection {
     args.argv = argv.data();
     args.env = call.has_env != 0 ? env.data() : nullptr;
     args.cwd = cwd.empty() ? nullptr : cwd.c_str();
-    args.stdin_data = payload.data();
-    args.stdin_bytes = payload.size();
+    args.stdin_data = buffer_.data();
+    args.stdin_bytes = call.payload_bytes;  // within the buffer: request_refusal
     args.timeout_ms = call.timeout_ms;
     const Outcome outcome = outcome_of(table_.exec(pool_, &args));
     PoolReply reply;
@@ -196,12 +202,9 @@ class Connection {
     reply.call.flags = (args.timed_out != 0 ? kTimedOut : 0) | (args.killed_for_memory != 0 ? kKilledForMemory : 0) |
                        (args.stdout_truncated != 0 ? kStdoutTruncated : 0) |
                        (args.stderr_truncated != 0 ? kStderrTruncated : 0);
-    if (outcome.code == DPT_OK) {
-      reply.call.stdout_bytes = args.stdout_bytes;
-      reply.call.stderr_bytes = args.stderr_bytes;
-    }
-    return send_reply(socket_, reply, outcome,
-                      {{args.stdout_data, args.stdout_bytes}, {args.stderr_data, args.stderr_bytes}});
+    reply.call.stdout_bytes = args.stdout_bytes;
+    reply.call.stderr_bytes = args.stderr_bytes;
+    return send_shared_reply(reply, outcome, {{args.stdout_data, args.stdout_bytes}, {args.stderr_data, args.stderr_bytes}});
   }
 
   // Every box still held goes back to the pool clean: whatever it runs is killed first.
@@ -218,6 +221,7 @@ class Connection {
   dpt_instance* const pool_;
   const int socket_;
   bool greeted_ = false;
+  SharedBuffer buffer_;  // empty until the first acquire
   uint64_t next_box_ = 1;
   std::unordered_map<uint64_t, dpt_sandbox_box*> boxes_;
 };
@@ -263,16 +267,20 @@ struct Running {
 
 }  // namespace
 
-[[noreturn]] void serve_sandbox_pool(const dpt_sandbox_v1& table, dpt_instance* pool, const std::string& socket_path) {
+void serve_sandbox_pool(const dpt_sandbox_v1& table, dpt_instance* pool, const std::string& socket_path) {
   const int listener = listen_at(socket_path);
-  // SIGINT and SIGTERM end dopant through its interrupt cleanup (child_processes.hpp), which
-  // removes the socket file; the workers end with dopant, as their sockets close.
-  remove_on_interrupt(socket_path);
+  remove_on_interrupt(socket_path);  // a second signal ends dopant at once, and still removes it
+  int stop[2];
+  if (pipe2(stop, O_CLOEXEC) != 0) {
+    close(listener);
+    throw std::runtime_error("pipe: " + errno_text());
+  }
+  defer_next_interrupt([signalled = stop[1]] { (void)!write(signalled, "x", 1); });
   std::fprintf(stderr, "dopant: serving the sandbox pool at %s\n", socket_path.c_str());
   std::list<Running> running;
   for (;;) {
-    pollfd waiting{listener, POLLIN, 0};
-    const int ready = poll(&waiting, 1, kReapMs);
+    pollfd waiting[2] = {{listener, POLLIN, 0}, {stop[0], POLLIN, 0}};
+    const int ready = poll(waiting, 2, kReapMs);
     for (auto at = running.begin(); at != running.end();) {  // join the connections that ended
       if (!at->done) {
         ++at;
@@ -282,6 +290,7 @@ struct Running {
       close(at->socket);
       at = running.erase(at);
     }
+    if (ready > 0 && (waiting[1].revents & POLLIN) != 0) break;
     if (ready <= 0) continue;
     const int client = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
     if (client < 0) continue;
@@ -297,6 +306,18 @@ struct Running {
       slot.done = true;
     });
   }
+  // Drain: no new connections; each connection answers the call it is in (bounded by that
+  // call's timeout), then reads end of file and gives its boxes back, reset.
+  std::fprintf(stderr, "dopant: draining the sandbox pool at %s\n", socket_path.c_str());
+  close(listener);
+  unlink(socket_path.c_str());
+  forget_on_interrupt(socket_path);
+  for (Running& slot : running) shutdown(slot.socket, SHUT_RD);
+  for (Running& slot : running) {
+    slot.thread.join();
+    close(slot.socket);
+  }
+  for (const int fd : stop) close(fd);
 }
 
 }  // namespace dopant::cli

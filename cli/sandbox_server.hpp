@@ -8,10 +8,13 @@
 
 namespace dopant::cli {
 
-// Serves `pool` at `socket_path` until SIGINT or SIGTERM end dopant, removing the socket file.
-// A connection that ends gives back every box it held, reset, once its call in flight ends.
+// Serves `pool` at `socket_path` until SIGINT, SIGTERM or SIGHUP, then drains: stops
+// accepting, removes the socket file, lets every call in flight end (each is bounded by its
+// timeout) and returns once every connection has given back its boxes, reset. A second
+// signal ends dopant at once. A connection that ends gives back every box it held, reset,
+// once its call in flight ends.
 // The socket is made with mode 0600. An existing path is replaced only when it is a socket
 // nobody listens on; anything else is refused, naming the path. Throws std::runtime_error.
-[[noreturn]] void serve_sandbox_pool(const dpt_sandbox_v1& table, dpt_instance* pool, const std::string& socket_path);
+void serve_sandbox_pool(const dpt_sandbox_v1& table, dpt_instance* pool, const std::string& socket_path);
 
 }  // namespace dopant::cli

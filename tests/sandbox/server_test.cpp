@@ -1,8 +1,9 @@
 // `dopant sandbox serve`, the real CLI in a child, and `pbox` with `server` set as its client:
 // exec, put and get give what a local pbox gives; two client processes at once; a client
 // killed mid-exec leaves no box held and no process behind; a malformed frame is refused and
-// only that client dropped; the socket is 0600, removed at SIGTERM, and a path that is not a
-// stale socket is refused.
+// only that client dropped; the socket is 0600; SIGTERM drains the server (a call in flight
+// gets its result, then no worker remains, the socket is removed and it exits 0); a path
+// that is not a stale socket is refused.
 #include "pool_protocol.hpp"
 #include "test_pool.hpp"
 
@@ -10,6 +11,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -61,7 +63,7 @@ bool eventually(Done done) {
 }
 
 // Processes descending from `root` (not counting it), from /proc.
-size_t descendants(pid_t root) {
+std::set<pid_t> descendant_pids(pid_t root) {
   std::vector<std::pair<pid_t, pid_t>> parent_of;
   for (const auto& entry : fs::directory_iterator("/proc")) {
     const std::string name = entry.path().filename();
@@ -82,8 +84,11 @@ size_t descendants(pid_t root) {
       if (tree.count(parent) != 0 && tree.insert(pid).second) grew = true;
     }
   }
-  return tree.size() - 1;
+  tree.erase(root);
+  return tree;
 }
+
+size_t descendants(pid_t root) { return descendant_pids(root).size(); }
 
 // `dopant sandbox serve` in a child, on a socket in a fresh folder.
 class Server {
@@ -311,6 +316,45 @@ TEST(SandboxServer, RefusesAMalformedFrameAndDropsOnlyThatClient) {
     EXPECT_EQ(recv(fd, &more, 1, 0), 0) << "the connection was not closed";
     close(fd);
   }
+  // A payload past the connection's shared buffer, and a buffer not sealed against
+  // shrinking, are refused before the server touches either.
+  for (const bool unsealed : {false, true}) {
+    const int fd = connect_to(server.socket());
+    ASSERT_GE(fd, 0);
+    PoolRequest request;
+    PoolReply reply;
+    int buffer = -1;
+    for (const PoolOp op : {PoolOp::hello, PoolOp::acquire}) {
+      request.call.op = static_cast<uint32_t>(op);
+      ASSERT_TRUE(send_message(fd, &request, sizeof request, -1, {}));
+      ASSERT_TRUE(receive_header(fd, &reply, sizeof reply, &buffer));
+      ASSERT_EQ(reply.call.code, DPT_OK);
+    }
+    ASSERT_GE(buffer, 0) << "acquire brought no shared buffer";
+    struct stat buffer_stat {};
+    ASSERT_EQ(fstat(buffer, &buffer_stat), 0);
+    EXPECT_NE(fcntl(buffer, F_GET_SEALS) & F_SEAL_SHRINK, 0);
+    close(buffer);
+    request.box = reply.box;
+    request.call.op = static_cast<uint32_t>(PoolOp::put);
+    request.call.strings_bytes = 2;
+    request.call.payload_bytes = unsealed ? 1 : static_cast<uint64_t>(buffer_stat.st_size) + 1;
+    const int attached = unsealed ? memfd_create("unsealed", MFD_CLOEXEC) : -1;
+    if (unsealed) {
+      ASSERT_EQ(ftruncate(attached, 8 << 20), 0);
+    }
+    ASSERT_TRUE(send_message(fd, &request, sizeof request, attached, {{"a", 2}}));
+    if (unsealed) close(attached);
+    ASSERT_TRUE(receive_header(fd, &reply, sizeof reply, &buffer));
+    EXPECT_EQ(reply.call.code, DPT_INVALID_ARGUMENT);
+    std::string message(reply.call.message_bytes, '\0');
+    ASSERT_TRUE(receive_bytes(fd, message.data(), message.size()));
+    EXPECT_NE(message.find(unsealed ? "not a memfd sealed against shrinking" : "past the shared buffer"),
+              std::string::npos) << message;
+    char more = 0;  // closed, or reset for the strings it left unread
+    EXPECT_LE(recv(fd, &more, 1, 0), 0) << "the connection was not closed";
+    close(fd);
+  }
   const char* argv[] = {"/bin/echo", "still served", nullptr};
   dpt_sandbox_exec_args exec = DPT_SANDBOX_EXEC_ARGS_INIT;
   exec.box = held.box;
@@ -327,8 +371,39 @@ TEST(SandboxServer, SocketIsPrivateAndRemovedAtSigterm) {
   EXPECT_TRUE(S_ISSOCK(socket_stat.st_mode));
   EXPECT_EQ(socket_stat.st_mode & 0777, 0600u);
   const int status = server.stop();
-  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << status;
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   EXPECT_FALSE(fs::exists(server.socket()));
+}
+
+TEST(SandboxServer, DrainsAtSigtermLettingACallInFlightFinish) {
+  Server server;
+  ASSERT_TRUE(server.ready()) << server.errors();
+  const TestPool client("pbox", server.params());
+  ASSERT_EQ("", client.error());
+  dpt_sandbox_acquire_args acquired = DPT_SANDBOX_ACQUIRE_ARGS_INIT;
+  ASSERT_EQ("", take(client.table().acquire(client.handle(), &acquired)));
+  const std::set<pid_t> workers = descendant_pids(server.pid());
+  ASSERT_FALSE(workers.empty());
+  const char* argv[] = {"/bin/sh", "-c", "sleep 2; echo finished", nullptr};
+  dpt_sandbox_exec_args exec = DPT_SANDBOX_EXEC_ARGS_INIT;
+  exec.box = acquired.box;
+  exec.argv = argv;
+  exec.timeout_ms = 20000;
+  std::string exec_error = "not run";
+  std::thread in_flight([&] { exec_error = take(client.table().exec(client.handle(), &exec)); });
+  const bool running = eventually([&] { return descendants(server.pid()) > workers.size(); });
+  const int status = server.stop();  // SIGTERM while the command sleeps
+  in_flight.join();
+  ASSERT_TRUE(running) << "the exec never started";
+  EXPECT_EQ(exec_error, "");
+  EXPECT_EQ(std::string(static_cast<const char*>(exec.stdout_data), exec.stdout_bytes), "finished\n");
+  EXPECT_EQ(exec.exit_code, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status << ": " << server.errors();
+  EXPECT_FALSE(fs::exists(server.socket()));
+  for (const pid_t worker : workers) EXPECT_NE(kill(worker, 0), 0) << "process " << worker << " outlived the server";
+  const char* again[] = {"/bin/true", nullptr};  // the connection was closed after the call
+  exec.argv = again;
+  EXPECT_EQ(take_code(client.table().exec(client.handle(), &exec)), DPT_UNAVAILABLE);
 }
 
 TEST(SandboxServer, RefusesAPathThatIsNotAStaleSocket) {

@@ -18,6 +18,7 @@
 #include <set>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 extern char** environ;
 
@@ -30,6 +31,7 @@ struct Registry {
   std::mutex lock;
   std::set<pid_t> groups;
   std::set<std::string> folders;  // and other paths of remove_on_interrupt
+  std::function<void()> deferred;  // defer_next_interrupt's handler, until a signal takes it
 };
 
 Registry& registry() {
@@ -120,11 +122,26 @@ void install_interrupt_cleanup() {
   const sigset_t signals = interrupt_signals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   std::thread([signals] {
-    int signal = 0;
-    while (sigwait(&signals, &signal) != 0) {
+    for (;;) {
+      int signal = 0;
+      while (sigwait(&signals, &signal) != 0) {
+      }
+      std::function<void()> handler;
+      {
+        Registry& r = registry();
+        std::lock_guard<std::mutex> guard(r.lock);
+        handler = std::exchange(r.deferred, nullptr);
+      }
+      if (!handler) clean_up_and_die(signal);
+      handler();
     }
-    clean_up_and_die(signal);
   }).detach();
+}
+
+void defer_next_interrupt(std::function<void()> handler) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> guard(r.lock);
+  r.deferred = std::move(handler);
 }
 
 void remove_on_interrupt(const std::string& path) {

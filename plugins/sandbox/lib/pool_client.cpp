@@ -56,12 +56,25 @@ PoolClient::Connection& PoolClient::checked(dpt_sandbox_box* handle, const char*
   return *found->second;
 }
 
-Reply PoolClient::call(Connection& connection, PoolRequest request, const std::string& strings, const void* payload,
-                       uint64_t* box) const {
-  connection.outputs.clear();
+PoolReply PoolClient::call(Connection& connection, PoolRequest request, const std::string& strings,
+                           const void* payload, dpt_sandbox_stats* stats) const {
   request.call.strings_bytes = strings.size();
-  if (!send_message(connection.socket, &request, sizeof request, -1,
-                    {{strings.data(), strings.size()}, {payload, request.call.payload_bytes}})) {
+  const uint64_t payload_bytes = request.call.payload_bytes;
+  if (payload_bytes > kPoolLargestPayload) {  // the server would refuse it and drop the box's connection
+    sdk::fail(DPT_RESOURCE_EXHAUSTED, "a payload of " + std::to_string(payload_bytes) +
+                                          " bytes is larger than a shared pool takes (1 GiB)");
+  }
+  int attached = -1;
+  if (payload_bytes > connection.buffer.capacity()) {  // the server adopts the larger buffer with this request
+    try {
+      connection.buffer = SharedBuffer::create(payload_bytes);
+    } catch (const std::runtime_error& e) {
+      sdk::fail(DPT_RESOURCE_EXHAUSTED, e.what());
+    }
+    attached = connection.buffer.fd();
+  }
+  if (payload_bytes > 0) std::memmove(connection.buffer.data(), payload, payload_bytes);  // may be a get's own bytes
+  if (!send_message(connection.socket, &request, sizeof request, attached, {{strings.data(), strings.size()}})) {
     sdk::fail(DPT_UNAVAILABLE, "the sandbox server at `" + socket_path_ + "` is gone");
   }
   PoolReply reply;
@@ -69,29 +82,31 @@ Reply PoolClient::call(Connection& connection, PoolRequest request, const std::s
   if (!receive_header(connection.socket, &reply, sizeof reply, &fd)) {
     sdk::fail(DPT_UNAVAILABLE, "the sandbox server at `" + socket_path_ + "` closed the connection");
   }
-  if (fd >= 0) close(fd);
-  const Reply& got = reply.call;
-  const uint64_t outputs = got.stdout_bytes + got.stderr_bytes + got.file_bytes;
-  if (fd >= 0 || reply.magic != kPoolMagic || reply.version != kPoolVersion ||
-      got.message_bytes > kPoolLargestMessage || got.stdout_bytes > kPoolLargestPayload ||
-      got.stderr_bytes > kPoolLargestPayload || got.file_bytes > kPoolLargestPayload) {
-    sdk::fail(DPT_UNAVAILABLE, "the sandbox server at `" + socket_path_ + "` broke the protocol (version " +
-                     std::to_string(kPoolVersion) + " expected)");
+  const char* bad_buffer = nullptr;
+  if (fd >= 0) {
+    SharedBuffer adopted = SharedBuffer::adopt(fd, kPoolLargestBuffer, &bad_buffer);
+    if (bad_buffer == nullptr) connection.buffer = std::move(adopted);
   }
-  std::string message(got.message_bytes, '\0');
-  connection.outputs.resize(outputs);
+  const auto op = static_cast<PoolOp>(request.call.op);
+  const std::string why =
+      bad_buffer != nullptr ? bad_buffer : reply_refusal(reply, {op, fd >= 0, connection.buffer.capacity()});
+  if (!why.empty()) {
+    sdk::fail(DPT_UNAVAILABLE, "the sandbox server at `" + socket_path_ + "` broke the protocol (version " +
+                                   std::to_string(kPoolVersion) + "): " + why);
+  }
+  std::string message(reply.call.message_bytes, '\0');
+  const bool inline_stats = op == PoolOp::stats && reply.call.code == DPT_OK;
   if (!receive_bytes(connection.socket, message.data(), message.size()) ||
-      !receive_bytes(connection.socket, connection.outputs.data(), outputs)) {
+      (inline_stats && !receive_bytes(connection.socket, stats, sizeof *stats))) {
     sdk::fail(DPT_UNAVAILABLE, "the sandbox server at `" + socket_path_ + "` closed the connection mid-reply");
   }
-  if (got.code != DPT_OK) sdk::fail(static_cast<dpt_code>(got.code), message);
-  if (box != nullptr) *box = reply.box;
-  return got;
+  if (reply.call.code != DPT_OK) sdk::fail(static_cast<dpt_code>(reply.call.code), message);
+  return reply;
 }
 
 dpt_sandbox_box* PoolClient::acquire() {
   std::unique_ptr<Connection> connection = connect_and_greet();
-  call(*connection, request_of(PoolOp::acquire), "", nullptr, &connection->box);
+  connection->box = call(*connection, request_of(PoolOp::acquire), "", nullptr).box;
   Connection* raw = connection.get();
   const std::lock_guard<std::mutex> lock(mutex_);
   boxes_.emplace(raw, std::move(connection));
@@ -122,16 +137,16 @@ void PoolClient::exec(dpt_sandbox_exec_args& args) {
   strings.append(args.cwd != nullptr ? args.cwd : "").push_back('\0');
   sdk::require(args.stdin_data != nullptr || args.stdin_bytes == 0, "exec args: `stdin_data` is NULL");
   request.call.payload_bytes = args.stdin_bytes;
-  const Reply reply = call(connection, request, strings, args.stdin_data);
+  const Reply reply = call(connection, request, strings, args.stdin_data).call;
   args.exit_code = reply.exit_code;
   args.signal = reply.signal;
   args.timed_out = (reply.flags & kTimedOut) != 0 ? 1 : 0;
   args.killed_for_memory = (reply.flags & kKilledForMemory) != 0 ? 1 : 0;
   args.stdout_truncated = (reply.flags & kStdoutTruncated) != 0 ? 1 : 0;
   args.stderr_truncated = (reply.flags & kStderrTruncated) != 0 ? 1 : 0;
-  args.stdout_data = connection.outputs.data();
+  args.stdout_data = connection.buffer.data();
   args.stdout_bytes = reply.stdout_bytes;
-  args.stderr_data = connection.outputs.data() + reply.stdout_bytes;
+  args.stderr_data = connection.buffer.data() + reply.stdout_bytes;
   args.stderr_bytes = reply.stderr_bytes;
   args.wall_ns = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
@@ -148,8 +163,8 @@ void PoolClient::put(const dpt_sandbox_put_args& args) {
 void PoolClient::get(dpt_sandbox_get_args& args) {
   Connection& connection = checked(args.box, "get args");
   const Reply reply =
-      call(connection, request_of(PoolOp::get, connection.box), std::string(args.path) + '\0', nullptr);
-  args.data = connection.outputs.data();
+      call(connection, request_of(PoolOp::get, connection.box), std::string(args.path) + '\0', nullptr).call;
+  args.data = connection.buffer.data();
   args.bytes = reply.file_bytes;
 }
 
@@ -160,10 +175,8 @@ void PoolClient::reset(dpt_sandbox_box* handle) {
 
 dpt_sandbox_stats PoolClient::stats() {
   const std::unique_ptr<Connection> connection = connect_and_greet();
-  const Reply reply = call(*connection, request_of(PoolOp::stats), "", nullptr);
   dpt_sandbox_stats stats{};
-  if (reply.file_bytes != sizeof stats) sdk::fail(DPT_UNAVAILABLE, "the sandbox server sent stats of a wrong size");
-  std::memcpy(&stats, connection->outputs.data(), sizeof stats);
+  call(*connection, request_of(PoolOp::stats), "", nullptr, &stats);
   stats.struct_size = DPT_SANDBOX_STATS_SIZE_1_4;
   return stats;
 }

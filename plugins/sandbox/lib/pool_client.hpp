@@ -1,11 +1,13 @@
 // `pbox` with `server` set: the sandbox calls sent to a shared pool (`dopant sandbox serve`)
 // over its socket (pool_protocol.hpp). Each acquired box is one connection of its own, so
 // calls on different boxes run concurrently, and a client that dies gives its boxes back by
-// closing their connections.
+// closing their connections. Payloads travel in the connection's shared buffer: a put is one
+// copy into it, and a get's file and an exec's output are read where the server wrote them.
 #pragma once
 
 #include "box_pool.hpp"
 #include "pool_protocol.hpp"
+#include "shared_buffer.hpp"
 
 #include <dopant/sandbox.h>
 
@@ -33,7 +35,7 @@ class PoolClient final : public Pool {
   struct Connection {
     int socket = -1;
     uint64_t box = 0;     // the server's number of the box this connection holds
-    std::string outputs;  // the last reply's stdout, stderr and file
+    SharedBuffer buffer;  // payloads of both directions; from the server at acquire
     Connection() = default;
     Connection(const Connection&) = delete;
     Connection& operator=(const Connection&) = delete;
@@ -42,10 +44,12 @@ class PoolClient final : public Pool {
 
   std::unique_ptr<Connection> connect_and_greet() const;
   Connection& checked(dpt_sandbox_box* handle, const char* what);
-  // Sends one request and reads its reply into connection.outputs; a reply with an error
-  // code is thrown as that error, a broken connection as DPT_UNAVAILABLE.
-  Reply call(Connection& connection, PoolRequest request, const std::string& strings, const void* payload,
-             uint64_t* box = nullptr) const;
+  // Sends one request, its payload (request.call.payload_bytes at `payload`) through the
+  // shared buffer, and reads its reply: outputs in connection.buffer, a stats reply's bytes
+  // into `stats`. A reply with an error code is thrown as that error, a broken connection or
+  // protocol as DPT_UNAVAILABLE.
+  PoolReply call(Connection& connection, PoolRequest request, const std::string& strings, const void* payload,
+                 dpt_sandbox_stats* stats = nullptr) const;
 
   const std::string socket_path_;
   std::mutex mutex_;

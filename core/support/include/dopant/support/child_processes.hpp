@@ -14,6 +14,7 @@
 // before it returns or throws, and TemporaryFolder removes its folder when destroyed.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,12 @@ class TemporaryFolder {
  private:
   std::string path_;
 };
+
+// For a command that ends on its own terms (a server draining its calls): the next SIGINT,
+// SIGTERM or SIGHUP calls `handler` on the cleanup thread instead of cleaning up and ending
+// dopant; the handler must return quickly (write to a pipe the command polls). A signal after
+// that one cleans up and ends dopant as usual, so a second Ctrl-C still stops it at once.
+void defer_next_interrupt(std::function<void()> handler);
 
 // A path dopant made outside any TemporaryFolder (a socket file), removed if dopant is
 // interrupted until its owner removes it and calls forget_on_interrupt.

@@ -108,7 +108,7 @@ TEST(SdkAdapters, TablesCarryTheirCurrentSize) {
   EXPECT_EQ(sdk::ParallelAdapter<NoopParallel>::table.struct_size, DPT_PARALLEL_V1_SIZE_1_5);
   EXPECT_EQ(sdk::SandboxAdapter<NoopSandbox>::table.struct_size, DPT_SANDBOX_V1_SIZE_1_4);
   EXPECT_EQ(sdk::CheckpointAdapter<NoopCheckpoint>::table.struct_size,
-            DPT_CHECKPOINT_DRAFT_SIZE);
+            DPT_CHECKPOINT_V1_SIZE_1_6);
 }
 
 TEST(SdkAdapters, OptionalSlotsAreNullWhenTheClassLacksThem) {
@@ -122,7 +122,7 @@ TEST(SdkAdapters, AReadOnlyCheckpointFormatAnswersUnimplementedToWriterBegin) {
   const dpt_host* host = runtime.host();
   dpt_instance* handle = nullptr;
   ASSERT_EQ(take_error(host, ReadOnly::table.create(host, nullptr, &handle)).message, "");
-  dpt_checkpoint_begin_args begin{DPT_CHECKPOINT_BEGIN_ARGS_DRAFT_SIZE, nullptr, "anywhere", 0, nullptr, nullptr,
+  dpt_checkpoint_begin_args begin{DPT_CHECKPOINT_BEGIN_ARGS_SIZE_1_6, nullptr, "anywhere", 0, nullptr, nullptr,
                                   nullptr};
   const TakenError refused = take_error(host, ReadOnly::table.writer_begin(handle, &begin));
   EXPECT_EQ(refused.code, DPT_UNIMPLEMENTED);

@@ -1,6 +1,6 @@
 // Checks of "dopant.checkpoint/1" plugins: named fp32 host tensors written to a fresh
-// destination read back chunk by chunk with the same names, dtypes, shapes and bytes; an
-// aborted writer leaves nothing behind; an existing destination and a buffer too small for
+// destination read back chunk by chunk with the same names, dtypes, shapes and bytes; the
+// destination appears only at finalize, and an aborted writer leaves nothing behind; an existing destination and a buffer too small for
 // a chunk are refused. A read-only format (writer_begin says DPT_UNIMPLEMENTED) skips them,
 // since without a writer there is nothing of known content to read.
 #include <dopant/checkpoint.h>
@@ -216,8 +216,12 @@ void check_abort_leaves_nothing(const Target& target) {
   dpt_checkpoint_writer* writer = nullptr;
   const std::string written =
       write_sample(table, setup.handle(), setup.destination(), sample, &writer);
+  // Atomic: a writer holding every tensor shows nothing at its destination before finalize
+  // (write_and_open checks that finalize then makes it).
+  const bool visible = std::filesystem::exists(setup.destination());
   table.writer_abort(setup.handle(), writer);
   ASSERT_EQ("", written);
+  EXPECT_FALSE(visible) << "the destination appeared before finalize";
   EXPECT_TRUE(std::filesystem::is_empty(setup.folder.path())) << "an aborted writer left files in " << setup.folder.path();
 }
 

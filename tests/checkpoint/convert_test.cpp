@@ -7,6 +7,8 @@
 #include "command_output.hpp"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -273,6 +275,35 @@ TEST_F(ConvertTest, AParameterTheStrategyDoesNotDeclareIsRefused) {
   EXPECT_NE(log.find("unknown parameter `workers` for plugin `gather`"), std::string::npos) << log;
   EXPECT_FALSE(fs::exists(folder_ / "out"));
   EXPECT_TRUE(leftovers().empty());
+}
+
+// A strategy plugin's output lies in the CLI's registered temporary folder, so SIGINT
+// mid-conversion removes it with whatever the plugin wrote, though the plugin's own copy
+// of the interrupt registry knows nothing of it. The marker strategy says when its output
+// is half written.
+TEST_F(ConvertTest, AnInterruptedPluginConversionLeavesNothing) {
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  const std::string source = kFixtures + "llama_layers", out = (folder_ / "out").string();
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    dup2(ready[1], STDOUT_FILENO);
+    close(ready[0]);
+    execl(DOPANT_CLI, DOPANT_CLI, "convert", "--plugin-path", DOPANT_STRATEGY_PLUGIN_DIR, "--strategy", "test-marker",
+          "--from", "megatron", "--to", "hf", "--model", "wait", source.c_str(), out.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(ready[1]);
+  char line[6] = {};
+  ASSERT_EQ(read(ready[0], line, 6), 6) << "the strategy did not get ready";
+  close(ready[0]);
+  EXPECT_EQ(leftovers().size(), 1u) << "the work folder should exist while converting";
+  kill(child, SIGINT);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << "status " << status;
+  EXPECT_TRUE(fs::is_empty(folder_)) << "files were left in " << folder_;
 }
 
 }  // namespace

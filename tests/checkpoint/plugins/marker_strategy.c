@@ -1,8 +1,9 @@
 /* A third party's conversion strategy, written in C against the ABI alone: the checkpoint
  * kind with the "dopant.checkpoint.convert/1" extension. Its `convert` makes the destination
  * folder with one file, `marker`, that records what it was asked ("FROM TO MODEL KEY=VALUE
- * ..."), reports progress once and counts one tensor, one byte and one file. Built into a
- * folder of its own, found only through --plugin-path. */
+ * ..."), reports progress once and counts one tensor, one byte and one file. For the
+ * model "wait" it prints "ready" once the marker is written and waits to be interrupted.
+ * Built into a folder of its own, found only through --plugin-path. */
 #include <dopant/abi.h>
 
 #include <errno.h>
@@ -79,6 +80,16 @@ static dpt_error* marker_convert(dpt_instance* instance, dpt_checkpoint_convert_
   fprintf(file, "%s %s %s", args->from, args->to, args->model);
   for (uint64_t i = 0; i < args->setting_count; ++i) fprintf(file, " %s=%s", args->setting_keys[i], args->setting_values[i]);
   fclose(file);
+  if (strcmp(args->model, "wait") == 0) {
+    /* Stands for a long conversion with output half written: says so on standard output,
+     * then waits (at most a minute) to be interrupted. */
+    fputs("ready\n", stdout);
+    fflush(stdout);
+    for (int i = 0; i < 60000 && !host->is_cancelled(host); ++i) usleep(1000);
+    remove(path);
+    rmdir(args->destination);
+    return host->error(host, DPT_CANCELLED, "marker: was not interrupted");
+  }
   if (args->progress != NULL) args->progress(args->progress_context, 1, 1);
   args->tensors_written = args->bytes_written = args->files_written = 1;
   return NULL;

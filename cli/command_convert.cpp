@@ -1,16 +1,18 @@
 // `dopant convert --from megatron --to hf --model MODEL SRC DST`: a Megatron checkpoint
-// (its root or one iter_* folder) to a Hugging Face safetensors folder, all or nothing.
-// The safetensors writer builds the output in a hidden folder beside DST, which the
-// interrupt cleanup removes on SIGINT/SIGTERM/SIGHUP and its destructor on any failure,
-// and renames it into place at the end. An existing DST is refused unless --force; then
-// the new folder is swapped in with one atomic exchange and the old one removed.
+// (its root or one iter_* folder) to a Hugging Face safetensors folder, all or nothing, by a
+// conversion strategy: a checkpoint plugin with the "dopant.checkpoint.convert/1"
+// extension, loaded by id through the runtime (`gather`, `stream`, or one on --plugin-path).
+// The plugin writes into a temporary folder beside DST that this process owns, so the
+// interrupt cleanup removes it, with whatever the plugin left inside, on SIGINT, SIGTERM and
+// SIGHUP, and its destructor on any failure; it is renamed into place at the end. An
+// existing DST is refused unless --force; then the new folder is swapped in with one atomic
+// exchange and the old one removed.
 #include "commands.hpp"
 
-#include <dopant/megatron_hf/convert.hpp>
-#include <dopant/megatron_hf/mapping.hpp>
-#include <dopant/megatron_hf/source.hpp>
-#include <dopant/safetensors/writer.hpp>
+#include <dopant/checkpoint.h>
 #include <dopant/sdk/errors.hpp>
+#include <dopant/support/c_api_errors.hpp>
+#include <dopant/support/child_processes.hpp>
 #include <dopant/support/text.hpp>
 
 #include <fcntl.h>
@@ -22,18 +24,17 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <stdexcept>
-#include <thread>
 
 namespace dopant::cli {
 namespace {
 
 namespace fs = std::filesystem;
-namespace mhf = megatron_hf;
 
 constexpr const char* kUsage =
     "usage: dopant convert --from megatron --to hf --model llama|qwen2|deepseek-v3|kimi-k2 SRC DST\n"
-    "         [--strategy stream|gather] [--workers N] [--task-size 2GiB] [--max-shard-size 5GB] [--force]\n"
+    "         [--strategy stream|gather|ID] [--workers N] [--task-size 2GiB] [--max-shard-size 5GB] [--force]\n"
     "         [--vocab-size N] [--heads N] [--query-groups N]";
 
 std::string required_flag(std::vector<std::string>& words, const std::string& flag) {
@@ -42,15 +43,18 @@ std::string required_flag(std::vector<std::string>& words, const std::string& fl
   return *value;
 }
 
-int64_t optional_count(std::vector<std::string>& words, const std::string& flag) {
+// A model setting flag (--heads N) as the convert args' key and value, when given.
+void take_setting(std::vector<std::string>& words, const std::string& flag, const char* key,
+                  std::vector<std::pair<std::string, std::string>>& settings) {
   const auto value = take_flag_value(words, flag);
-  return value ? parse_count(flag, *value, 1, 0x7fffffff, " (1 to 2147483647)") : 0;
+  if (!value) return;
+  settings.emplace_back(key, std::to_string(parse_count(flag, *value, 1, 0x7fffffff, " (1 to 2147483647)")));
 }
 
-// A size flag's value in bytes (at least 1), or `fallback` when the flag is absent.
-uint64_t size_flag(std::vector<std::string>& words, const std::string& flag, uint64_t fallback) {
+// A size flag's value in bytes (at least 1), or 0 when the flag is absent.
+uint64_t size_flag(std::vector<std::string>& words, const std::string& flag) {
   const auto text = take_flag_value(words, flag);
-  if (!text) return fallback;
+  if (!text) return 0;
   std::string error;
   const auto parsed = parse_size(*text, &error);
   if (!parsed) throw std::invalid_argument(flag + ": " + quote_name(*text) + " " + error);
@@ -58,8 +62,41 @@ uint64_t size_flag(std::vector<std::string>& words, const std::string& flag, uin
   return *parsed;
 }
 
-// "[=====     ]  50%  1.2 of 2.4 GB" on one line of a terminal.
-void draw_progress(uint64_t done, uint64_t total) {
+// The loaded checkpoint plugins that convert, by id in name order.
+std::vector<std::string> strategies(dpt_runtime* runtime) {
+  std::vector<std::string> ids;
+  for (uint32_t i = 0; i < dpt_runtime_plugin_count(runtime); ++i) {
+    const dpt_plugin_descriptor* descriptor = dpt_runtime_plugin(runtime, i)->descriptor;
+    if (std::strcmp(descriptor->kind, DPT_KIND_CHECKPOINT) == 0 &&
+        descriptor->get_extension(DPT_EXT_CHECKPOINT_CONVERT) != nullptr) {
+      ids.push_back(descriptor->id);
+    }
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+// The strategy plugin `id`, created with `params_text` (TOML of its parameters).
+std::unique_ptr<dpt_plugin_instance, void (*)(dpt_plugin_instance*)> create_strategy(dpt_runtime* runtime,
+                                                                                     const std::string& id,
+                                                                                     const std::string& params_text) {
+  const std::vector<std::string> known = strategies(runtime);
+  if (std::find(known.begin(), known.end(), id) == known.end()) {
+    std::string names;
+    for (const std::string& name : known) names += (names.empty() ? "" : ", ") + name;
+    throw std::invalid_argument("--strategy: unknown strategy `" + id + "` (" + names + ")");
+  }
+  dpt_config* params = nullptr;
+  throw_if_error(dpt_plugin_params_parse(runtime, id.c_str(), params_text.c_str(), "command line", &params), id);
+  const std::unique_ptr<dpt_config, void (*)(dpt_config*)> owned(params, dpt_plugin_params_destroy);
+  dpt_plugin_instance* created = nullptr;
+  throw_if_error(dpt_plugin_instance_create(runtime, id.c_str(), params, &created), id);
+  return {created, dpt_plugin_instance_destroy};
+}
+
+// "[=====     ]  50%  1.2 of 2.4 GB" on one line of a terminal: the convert args' progress
+// callback.
+void draw_progress(void*, uint64_t done, uint64_t total) {
   constexpr int kWidth = 30;
   const double share = total == 0 ? 1.0 : static_cast<double>(done) / static_cast<double>(total);
   const int filled = static_cast<int>(share * kWidth);
@@ -73,60 +110,68 @@ void draw_progress(uint64_t done, uint64_t total) {
 
 int command_convert(const Options& options) {
   std::vector<std::string> words(options.words.begin() + 1, options.words.end());
-  if (required_flag(words, "--from") != "megatron") throw std::invalid_argument("--from: only `megatron` is read");
-  if (required_flag(words, "--to") != "hf") throw std::invalid_argument("--to: only `hf` is written");
-  mhf::ModelArgs args;
-  args.model = mhf::parse_model(required_flag(words, "--model"));
-  args.heads = optional_count(words, "--heads");
-  args.query_groups = optional_count(words, "--query-groups");
-  args.vocab_size = optional_count(words, "--vocab-size");
-  mhf::ConvertOptions convert;
-  convert.strategy = take_flag_value(words, "--strategy").value_or("stream");
-  if (convert.strategy != "stream" && convert.strategy != "gather") {
-    throw std::invalid_argument("--strategy: unknown strategy `" + convert.strategy + "` (" +
-                                mhf::strategy_names() + ")");
-  }
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  convert.workers = std::min(8u, cores);
+  const std::string from = required_flag(words, "--from");
+  if (from != "megatron") throw std::invalid_argument("--from: only `megatron` is read");
+  const std::string to = required_flag(words, "--to");
+  if (to != "hf") throw std::invalid_argument("--to: only `hf` is written");
+  const std::string model = required_flag(words, "--model");
+  std::vector<std::pair<std::string, std::string>> settings;
+  take_setting(words, "--heads", "heads", settings);
+  take_setting(words, "--query-groups", "query_groups", settings);
+  take_setting(words, "--vocab-size", "vocab_size", settings);
+  const std::string strategy = take_flag_value(words, "--strategy").value_or("stream");
+  // The strategy's own parameters, checked against what it declares.
+  std::string params;
   if (const auto workers = take_flag_value(words, "--workers")) {
-    convert.workers = parse_count("--workers", *workers, 1, 1024, " (1 to 1024)");
+    params += "workers = " + std::to_string(parse_count("--workers", *workers, 1, 1024, " (1 to 1024)")) + "\n";
   }
-  const uint64_t max_shard_bytes = size_flag(words, "--max-shard-size", 5'000'000'000);
-  convert.block_bytes = size_flag(words, "--task-size", convert.block_bytes);
+  if (const uint64_t task = size_flag(words, "--task-size")) params += "task_size = \"" + std::to_string(task) + "B\"\n";
+  const uint64_t max_shard_bytes = size_flag(words, "--max-shard-size");
   const bool force = take_flag(words, "--force");
   for (const std::string& word : words) {
     if (word.rfind("--", 0) == 0) throw std::invalid_argument("unknown option `" + word + "`\n" + kUsage);
   }
   if (words.size() != 2) throw std::invalid_argument(kUsage);
-  const std::string& source_path = words[0];
+  const std::string& source = words[0];
   const fs::path destination = fs::path(words[1]).lexically_normal();
   const bool replace = fs::exists(fs::symlink_status(destination));
   if (replace && !force) {
     sdk::fail(DPT_ALREADY_EXISTS, destination.string() + ": already exists (give --force to replace it)");
   }
 
-  const std::unique_ptr<mhf::ChunkSource> source = mhf::open_megatron(source_path);
-  sdk::Metadata recorded = source->listing().metadata;
-  recorded.insert(recorded.end(), source->saved_args.begin(), source->saved_args.end());
-  args = mhf::with_checkpoint_args(args, recorded);
-  const std::vector<mhf::OutputTensor> plan = mhf::plan_hf(source->listing(), args);
-  if (isatty(STDERR_FILENO)) convert.progress = draw_progress;
-  // With --force the new folder is written beside DST, then swapped with it.
-  const fs::path target = replace ? destination.parent_path() / ("." + destination.filename().string() +
-                                                                 ".convert-" + std::to_string(getpid()))
-                                  : destination;
-  safetensors::Writer writer(target.string(), max_shard_bytes, {{"format", "pt"}}, nullptr);
-  mhf::convert(*source, plan, writer, convert);
-  writer.finalize();
-  if (replace) {
-    if (::renameat2(AT_FDCWD, target.c_str(), AT_FDCWD, destination.c_str(), RENAME_EXCHANGE) != 0) {
-      const std::string why = std::strerror(errno);
-      fs::remove_all(target);
-      sdk::fail(DPT_INTERNAL, destination.string() + ": could not swap in the new folder: " + why);
-    }
-    fs::remove_all(target);  // now the old DST
+  Runtime runtime(options);
+  const auto instance = create_strategy(runtime.get(), strategy, params);
+  const auto& table = *static_cast<const dpt_checkpoint_convert_v1*>(
+      dpt_plugin_instance_info(instance.get())->descriptor->get_extension(DPT_EXT_CHECKPOINT_CONVERT));
+  const fs::path parent = destination.has_parent_path() ? destination.parent_path() : fs::path(".");
+  TemporaryFolder work(parent.string(), "." + destination.filename().string() + ".convert");
+  const fs::path target = fs::path(work.path()) / "out";
+  std::vector<const char*> keys, values;
+  for (const auto& [key, value] : settings) {
+    keys.push_back(key.c_str());
+    values.push_back(value.c_str());
   }
-  std::printf("%s: %zu tensors written\n", destination.c_str(), plan.size());
+  dpt_checkpoint_convert_args args = DPT_CHECKPOINT_CONVERT_ARGS_INIT;
+  args.source = source.c_str();
+  args.destination = target.c_str();
+  args.from = from.c_str();
+  args.to = to.c_str();
+  args.model = model.c_str();
+  args.setting_count = settings.size();
+  args.setting_keys = keys.data();
+  args.setting_values = values.data();
+  args.max_shard_bytes = max_shard_bytes;
+  if (isatty(STDERR_FILENO)) args.progress = draw_progress;
+  throw_if_error(table.convert(dpt_plugin_instance_handle(instance.get()), &args), strategy);
+  // With --force the old DST is swapped into the work folder, which then removes it.
+  if (::renameat2(AT_FDCWD, target.c_str(), AT_FDCWD, destination.c_str(), replace ? RENAME_EXCHANGE : RENAME_NOREPLACE) != 0) {
+    const std::string why = std::strerror(errno);
+    sdk::fail(errno == EEXIST ? DPT_ALREADY_EXISTS : DPT_INTERNAL,
+              destination.string() + ": could not move the new folder into place: " + why);
+  }
+  std::printf("%s: %llu tensors, %llu bytes in %llu files written by `%s`\n", destination.c_str(),
+              static_cast<unsigned long long>(args.tensors_written), static_cast<unsigned long long>(args.bytes_written),
+              static_cast<unsigned long long>(args.files_written), strategy.c_str());
   return 0;
 }
 

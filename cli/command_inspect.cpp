@@ -5,7 +5,7 @@
 // it. When none can, every plugin's reason is printed.
 #include "commands.hpp"
 
-#include <dopant/draft/checkpoint.h>
+#include <dopant/checkpoint.h>
 #include <dopant/sdk/tensors.hpp>
 #include <dopant/support/text.hpp>
 
@@ -60,15 +60,19 @@ int command_inspect(const Options& options) {
     throw_if_error(dpt_plugin_instance_create(runtime.get(), descriptor->id, nullptr, &created), descriptor->id);
     const std::unique_ptr<dpt_plugin_instance, void (*)(dpt_plugin_instance*)> instance(created,
                                                                                       dpt_plugin_instance_destroy);
-    const auto& table = *static_cast<const dpt_checkpoint_draft*>(dpt_plugin_instance_table(created));
+    const auto& table = *static_cast<const dpt_checkpoint_v1*>(dpt_plugin_instance_table(created));
     dpt_instance* handle = dpt_plugin_instance_handle(created);
-    dpt_checkpoint_open_args open{DPT_CHECKPOINT_OPEN_ARGS_DRAFT_SIZE, nullptr, path.c_str(), nullptr};
+    dpt_checkpoint_open_args open{DPT_CHECKPOINT_OPEN_ARGS_SIZE_1_6, nullptr, path.c_str(), nullptr};
     if (dpt_error* error = table.reader_open(handle, &open)) {
+      if (dpt_error_get_code(error) == DPT_UNIMPLEMENTED) {  // a conversion strategy: it reads nothing
+        dpt_error_destroy(error);
+        continue;
+      }
       reasons.push_back(std::string(descriptor->id) + ": " + one_line(dpt_error_get_message(error)));
       dpt_error_destroy(error);
       continue;
     }
-    dpt_checkpoint_list_args list{DPT_CHECKPOINT_LIST_ARGS_DRAFT_SIZE, nullptr, open.reader, 0, nullptr, 0,
+    dpt_checkpoint_list_args list{DPT_CHECKPOINT_LIST_ARGS_SIZE_1_6, nullptr, open.reader, 0, nullptr, 0,
                                   nullptr, nullptr};
     dpt_error* listed = table.reader_list(handle, &list);
     if (listed == nullptr) print_listing(path, descriptor->id, list);

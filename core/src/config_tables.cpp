@@ -27,7 +27,7 @@ const std::vector<std::pair<std::string, std::string>>& slot_kinds() {
   static const std::vector<std::pair<std::string, std::string>> kinds = {
       {"optimizer", "dopant.optimizer/1"}, {"router", "dopant.router/1"},
       {"parallel", "dopant.parallel/1"},   {"sandbox", "dopant.sandbox/1"},
-      {"checkpoint", "dopant.checkpoint.draft/0"},
+      {"checkpoint", "dopant.checkpoint/1"},
   };
   return kinds;
 }

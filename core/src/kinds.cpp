@@ -14,7 +14,7 @@ namespace {
 DOPANT_SAME_PREFIX(dpt_router_v1);
 DOPANT_SAME_PREFIX(dpt_parallel_v1);
 DOPANT_SAME_PREFIX(dpt_sandbox_v1);
-DOPANT_SAME_PREFIX(dpt_checkpoint_draft);
+DOPANT_SAME_PREFIX(dpt_checkpoint_v1);
 #undef DOPANT_SAME_PREFIX
 
 #define DOPANT_SLOT(T, FIELD) TableSlot{#FIELD, offsetof(T, FIELD)}
@@ -38,11 +38,11 @@ constexpr TableSlot kSandboxSlots[] = {
     DOPANT_SLOT(dpt_sandbox_v1, get),     DOPANT_SLOT(dpt_sandbox_v1, reset),
     DOPANT_SLOT(dpt_sandbox_v1, stats)};
 constexpr TableSlot kCheckpointSlots[] = {
-    DOPANT_SLOT(dpt_checkpoint_draft, create),          DOPANT_SLOT(dpt_checkpoint_draft, destroy),
-    DOPANT_SLOT(dpt_checkpoint_draft, reader_open),     DOPANT_SLOT(dpt_checkpoint_draft, reader_list),
-    DOPANT_SLOT(dpt_checkpoint_draft, reader_read),     DOPANT_SLOT(dpt_checkpoint_draft, reader_close),
-    DOPANT_SLOT(dpt_checkpoint_draft, writer_begin),    DOPANT_SLOT(dpt_checkpoint_draft, writer_add),
-    DOPANT_SLOT(dpt_checkpoint_draft, writer_finalize), DOPANT_SLOT(dpt_checkpoint_draft, writer_abort)};
+    DOPANT_SLOT(dpt_checkpoint_v1, create),          DOPANT_SLOT(dpt_checkpoint_v1, destroy),
+    DOPANT_SLOT(dpt_checkpoint_v1, reader_open),     DOPANT_SLOT(dpt_checkpoint_v1, reader_list),
+    DOPANT_SLOT(dpt_checkpoint_v1, reader_read),     DOPANT_SLOT(dpt_checkpoint_v1, reader_close),
+    DOPANT_SLOT(dpt_checkpoint_v1, writer_begin),    DOPANT_SLOT(dpt_checkpoint_v1, writer_add),
+    DOPANT_SLOT(dpt_checkpoint_v1, writer_finalize), DOPANT_SLOT(dpt_checkpoint_v1, writer_abort)};
 #undef DOPANT_SLOT
 
 #define DOPANT_SLOTS(array) array, sizeof(array) / sizeof(array[0])
@@ -53,8 +53,7 @@ constexpr KindInfo kKinds[] = {
     {DPT_KIND_ROUTER, "router", DPT_ROUTER_V1_SIZE_1_5, sizeof(dpt_router_v1), false, DOPANT_SLOTS(kRouterSlots)},
     {DPT_KIND_PARALLEL, "parallel", DPT_PARALLEL_V1_SIZE_1_5, sizeof(dpt_parallel_v1), false,
      DOPANT_SLOTS(kParallelSlots)},
-    // Draft kinds: no older sizes exist, so a table must have exactly the draft's size.
-    {DPT_KIND_CHECKPOINT, "checkpoint", sizeof(dpt_checkpoint_draft), sizeof(dpt_checkpoint_draft), true,
+    {DPT_KIND_CHECKPOINT, "checkpoint", DPT_CHECKPOINT_V1_SIZE_1_6, sizeof(dpt_checkpoint_v1), false,
      DOPANT_SLOTS(kCheckpointSlots)},
 };
 #undef DOPANT_SLOTS
@@ -66,6 +65,18 @@ const KindInfo* find_kind(std::string_view id) {
     if (id == kind.id) return &kind;
   }
   return nullptr;
+}
+
+std::string table_size_problem(const KindInfo& kind, uint32_t table_size) {
+  if (kind.draft && table_size != kind.table_size) {
+    return "kind table struct_size " + std::to_string(table_size) + " differs from this core's draft of `" + kind.id +
+           "` (" + std::to_string(kind.table_size) + " bytes); a draft kind loads only at its exact size";
+  }
+  if (table_size < kind.min_table_size) {
+    return "kind table struct_size " + std::to_string(table_size) + " is smaller than the smallest released size " +
+           std::to_string(kind.min_table_size);
+  }
+  return "";
 }
 
 const char* missing_required_slot(const KindInfo& kind, const void* table) {

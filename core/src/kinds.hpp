@@ -5,9 +5,10 @@
 #pragma once
 
 #include <dopant/abi.h>
-#include <dopant/draft/checkpoint.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace dopant {
@@ -23,10 +24,14 @@ struct KindInfo {
   const char* slot;         // "optimizer"
   size_t min_table_size;    // DPT_<KIND>_V1_SIZE_1_<first minor>
   size_t table_size;        // sizeof the current table
-  bool draft;               // a draft kind ("dopant.parallel.draft/0"): exact size only
+  bool draft;               // a draft kind ("dopant.<kind>.draft/0"): exact size only
   const TableSlot* required;  // slots the kind's header does not call optional
   size_t required_count;
 };
+
+// Why a table of `table_size` bytes cannot be read as `kind`, or "" when it can: a draft
+// kind loads only at exactly its size; a released kind at its first release's size or more.
+std::string table_size_problem(const KindInfo& kind, uint32_t table_size);
 
 // nullptr when the core does not know the kind.
 const KindInfo* find_kind(std::string_view id);

@@ -91,16 +91,8 @@ std::unique_ptr<PluginEntry> Registry::check_plugin(const dpt_plugin_descriptor*
   }
   uint32_t table_size = 0;
   std::memcpy(&table_size, table, sizeof table_size);
-  if (entry->kind->draft && table_size != entry->kind->table_size) {
-    throw Error(DPT_INVALID_ARGUMENT, where + ": kind table struct_size " + std::to_string(table_size) +
-                                          " differs from this core's draft of `" + descriptor.kind + "` (" +
-                                          std::to_string(entry->kind->table_size) +
-                                          " bytes); a draft kind loads only at its exact size");
-  }
-  if (table_size < entry->kind->min_table_size) {
-    throw Error(DPT_INVALID_ARGUMENT, where + ": kind table struct_size " + std::to_string(table_size) +
-                                          " is smaller than the smallest released size " +
-                                          std::to_string(entry->kind->min_table_size));
+  if (const std::string problem = table_size_problem(*entry->kind, table_size); !problem.empty()) {
+    throw Error(DPT_INVALID_ARGUMENT, where + ": " + problem);
   }
   entry->table_storage = widen_struct(table, entry->kind->table_size);
   entry->table = entry->table_storage.get();

@@ -2,7 +2,7 @@
 // literals: the offset of each field and the size of each struct. abi_sizes_test compares
 // language modes with each other, and the DPT_PIN_SIZE_LP64 assertions pin the size macros,
 // but two fields of one size swapped, or a field moved, keep every size; these offsets
-// catch that. Draft kinds (abi/dopant/draft/) are not pinned by design.
+// catch that. Draft kinds (abi/dopant/draft/, none today) are not pinned by design.
 // Mutant killed: swapping `min_value` and `max_value` in dpt_param_decl compiles everywhere
 // and passes abi_sizes_test, and fails ReleasedFieldOffsets.
 #include <dopant/abi.h>
@@ -307,6 +307,82 @@ TEST(AbiLayout, ReleasedFieldOffsets) {
   EXPECT_EQ(offsetof(dpt_host, config_string), 216u);
   EXPECT_EQ(offsetof(dpt_host, config_size), 224u);
   EXPECT_EQ(offsetof(dpt_host, host_data), 232u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_chunk, struct_size), 0u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_chunk, offsets), 8u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_chunk, sizes), 16u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_chunk, file), 24u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_chunk, byte_offset), 32u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_chunk, byte_length), 40u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_tensor, struct_size), 0u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_tensor, name), 8u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_tensor, dtype), 16u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_tensor, ndim), 20u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_tensor, shape), 24u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_tensor, chunk_count), 32u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_tensor, chunks), 40u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_open_args, struct_size), 0u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_open_args, next), 8u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_open_args, path), 16u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_open_args, reader), 24u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_list_args, struct_size), 0u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_list_args, next), 8u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_list_args, reader), 16u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_list_args, tensor_count), 24u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_list_args, tensors), 32u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_list_args, metadata_count), 40u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_list_args, metadata_keys), 48u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_list_args, metadata_values), 56u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_read_args, struct_size), 0u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_read_args, next), 8u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_read_args, reader), 16u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_read_args, tensor_index), 24u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_read_args, chunk_index), 32u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_read_args, buffer), 40u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_read_args, buffer_bytes), 48u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_begin_args, struct_size), 0u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_begin_args, next), 8u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_begin_args, destination), 16u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_begin_args, metadata_count), 24u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_begin_args, metadata_keys), 32u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_begin_args, metadata_values), 40u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_begin_args, writer), 48u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_add_args, struct_size), 0u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_add_args, next), 8u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_add_args, writer), 16u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_add_args, name), 24u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_add_args, tensor), 32u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_finalize_args, struct_size), 0u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_finalize_args, next), 8u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_finalize_args, writer), 16u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_v1, struct_size), 0u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_v1, create), 8u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_v1, destroy), 16u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_v1, reader_open), 24u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_v1, reader_list), 32u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_v1, reader_read), 40u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_v1, reader_close), 48u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_v1, writer_begin), 56u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_v1, writer_add), 64u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_v1, writer_finalize), 72u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_v1, writer_abort), 80u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_convert_args, struct_size), 0u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_convert_args, next), 8u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_convert_args, source), 16u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_convert_args, destination), 24u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_convert_args, from), 32u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_convert_args, to), 40u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_convert_args, model), 48u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_convert_args, setting_count), 56u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_convert_args, setting_keys), 64u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_convert_args, setting_values), 72u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_convert_args, max_shard_bytes), 80u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_convert_args, progress), 88u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_convert_args, progress_context), 96u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_convert_args, tensors_written), 104u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_convert_args, bytes_written), 112u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_convert_args, files_written), 120u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_convert_v1, struct_size), 0u);
+  EXPECT_EQ(offsetof(dpt_checkpoint_convert_v1, convert), 8u);
 }
 
 TEST(AbiLayout, ReleasedStructSizes) {
@@ -341,6 +417,17 @@ TEST(AbiLayout, ReleasedStructSizes) {
   EXPECT_EQ(sizeof(dpt_device_options), 32u);
   EXPECT_EQ(sizeof(dpt_metric), 40u);
   EXPECT_EQ(sizeof(dpt_host), 248u);
+  EXPECT_EQ(sizeof(dpt_checkpoint_chunk), 48u);
+  EXPECT_EQ(sizeof(dpt_checkpoint_tensor), 48u);
+  EXPECT_EQ(sizeof(dpt_checkpoint_open_args), 32u);
+  EXPECT_EQ(sizeof(dpt_checkpoint_list_args), 64u);
+  EXPECT_EQ(sizeof(dpt_checkpoint_read_args), 56u);
+  EXPECT_EQ(sizeof(dpt_checkpoint_begin_args), 56u);
+  EXPECT_EQ(sizeof(dpt_checkpoint_add_args), 40u);
+  EXPECT_EQ(sizeof(dpt_checkpoint_finalize_args), 24u);
+  EXPECT_EQ(sizeof(dpt_checkpoint_v1), 88u);
+  EXPECT_EQ(sizeof(dpt_checkpoint_convert_args), 128u);
+  EXPECT_EQ(sizeof(dpt_checkpoint_convert_v1), 16u);
   EXPECT_EQ(DPT_DEVICE_OPTIONS_SIZE_1_0, 32u);
   EXPECT_EQ(DPT_HOST_SIZE_1_0, 240u);
   EXPECT_EQ(offsetof(dpt_host, get_extension), 240u);
@@ -368,6 +455,17 @@ TEST(AbiLayout, ReleasedStructSizes) {
   EXPECT_EQ(DPT_COMBINE_ARGS_SIZE_1_5, 48u);
   EXPECT_EQ(DPT_PARALLEL_V1_SIZE_1_5, 72u);
   EXPECT_EQ(DPT_HOST_COMM_V1_SIZE_1_5, 104u);
+  EXPECT_EQ(DPT_CHECKPOINT_CHUNK_SIZE_1_6, 48u);
+  EXPECT_EQ(DPT_CHECKPOINT_TENSOR_SIZE_1_6, 48u);
+  EXPECT_EQ(DPT_CHECKPOINT_OPEN_ARGS_SIZE_1_6, 32u);
+  EXPECT_EQ(DPT_CHECKPOINT_LIST_ARGS_SIZE_1_6, 64u);
+  EXPECT_EQ(DPT_CHECKPOINT_READ_ARGS_SIZE_1_6, 56u);
+  EXPECT_EQ(DPT_CHECKPOINT_BEGIN_ARGS_SIZE_1_6, 56u);
+  EXPECT_EQ(DPT_CHECKPOINT_ADD_ARGS_SIZE_1_6, 40u);
+  EXPECT_EQ(DPT_CHECKPOINT_FINALIZE_ARGS_SIZE_1_6, 24u);
+  EXPECT_EQ(DPT_CHECKPOINT_CONVERT_ARGS_SIZE_1_6, 128u);
+  EXPECT_EQ(DPT_CHECKPOINT_V1_SIZE_1_6, 88u);
+  EXPECT_EQ(DPT_CHECKPOINT_CONVERT_V1_SIZE_1_6, 16u);
   EXPECT_EQ(DPT_PARAM_DECL_SIZE_1_0, 80u);
   EXPECT_EQ(DPT_PARAM_GROUP_SIZE_1_0, 96u);
   EXPECT_EQ(DPT_PLUGIN_DESCRIPTOR_SIZE_1_0, 64u);

@@ -5,11 +5,9 @@
 #define DOPANT_TESTS_ABI_SIZES_H
 
 #include <dopant/abi.h>
-#include <dopant/draft/checkpoint.h>
 #include <dopant/runtime.h>
 
-/* X(struct type, size macro) for every released struct size, and for the draft kinds'
- * current sizes (not pinned: compared across language modes only). */
+/* X(struct type, size macro) for every released struct size. */
 #define ABI_SIZED_STRUCTS(X)                                 \
   X(dpt_memory_stats, DPT_MEMORY_STATS_SIZE_1_0)             \
   X(dpt_memory_stats, DPT_MEMORY_STATS_SIZE_1_2)             \
@@ -48,15 +46,17 @@
   X(dpt_combine_args, DPT_COMBINE_ARGS_SIZE_1_5)             \
   X(dpt_parallel_v1, DPT_PARALLEL_V1_SIZE_1_5)               \
   X(dpt_host_comm_v1, DPT_HOST_COMM_V1_SIZE_1_5)             \
-  X(dpt_checkpoint_chunk, DPT_CHECKPOINT_CHUNK_DRAFT_SIZE)     \
-  X(dpt_checkpoint_tensor, DPT_CHECKPOINT_TENSOR_DRAFT_SIZE)   \
-  X(dpt_checkpoint_open_args, DPT_CHECKPOINT_OPEN_ARGS_DRAFT_SIZE) \
-  X(dpt_checkpoint_list_args, DPT_CHECKPOINT_LIST_ARGS_DRAFT_SIZE) \
-  X(dpt_checkpoint_read_args, DPT_CHECKPOINT_READ_ARGS_DRAFT_SIZE) \
-  X(dpt_checkpoint_begin_args, DPT_CHECKPOINT_BEGIN_ARGS_DRAFT_SIZE) \
-  X(dpt_checkpoint_add_args, DPT_CHECKPOINT_ADD_ARGS_DRAFT_SIZE) \
-  X(dpt_checkpoint_finalize_args, DPT_CHECKPOINT_FINALIZE_ARGS_DRAFT_SIZE) \
-  X(dpt_checkpoint_draft, DPT_CHECKPOINT_DRAFT_SIZE)           \
+  X(dpt_checkpoint_chunk, DPT_CHECKPOINT_CHUNK_SIZE_1_6)     \
+  X(dpt_checkpoint_tensor, DPT_CHECKPOINT_TENSOR_SIZE_1_6)   \
+  X(dpt_checkpoint_open_args, DPT_CHECKPOINT_OPEN_ARGS_SIZE_1_6) \
+  X(dpt_checkpoint_list_args, DPT_CHECKPOINT_LIST_ARGS_SIZE_1_6) \
+  X(dpt_checkpoint_read_args, DPT_CHECKPOINT_READ_ARGS_SIZE_1_6) \
+  X(dpt_checkpoint_begin_args, DPT_CHECKPOINT_BEGIN_ARGS_SIZE_1_6) \
+  X(dpt_checkpoint_add_args, DPT_CHECKPOINT_ADD_ARGS_SIZE_1_6) \
+  X(dpt_checkpoint_finalize_args, DPT_CHECKPOINT_FINALIZE_ARGS_SIZE_1_6) \
+  X(dpt_checkpoint_v1, DPT_CHECKPOINT_V1_SIZE_1_6)           \
+  X(dpt_checkpoint_convert_args, DPT_CHECKPOINT_CONVERT_ARGS_SIZE_1_6) \
+  X(dpt_checkpoint_convert_v1, DPT_CHECKPOINT_CONVERT_V1_SIZE_1_6) \
   X(dpt_runtime_options, DPT_RUNTIME_OPTIONS_SIZE_1_0)       \
   X(dpt_plugin_info, DPT_PLUGIN_INFO_SIZE_1_0)               \
   X(dpt_workload_decl, DPT_WORKLOAD_DECL_SIZE_1_0)           \

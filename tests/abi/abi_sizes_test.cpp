@@ -28,7 +28,7 @@ TEST(AbiSizes, PinnedSizesFitTheirStructs) {
 
 // The initializer macros, as C fills them in: each writes its struct's latest size.
 TEST(AbiSizes, InitializerMacrosWriteTheLatestSizes) {
-  uint32_t sizes[29] = {};
+  uint32_t sizes[37] = {};
   abi_init_sizes_c11(sizes);
   EXPECT_EQ(sizes[0], DPT_STEP_ARGS_SIZE_1_3);
   EXPECT_EQ(sizes[1], DPT_PARAM_GROUP_SIZE_1_0);
@@ -59,6 +59,14 @@ TEST(AbiSizes, InitializerMacrosWriteTheLatestSizes) {
   EXPECT_EQ(sizes[26], DPT_DISPATCH_ARGS_SIZE_1_5);
   EXPECT_EQ(sizes[27], DPT_COMBINE_ARGS_SIZE_1_5);
   EXPECT_EQ(sizes[28], sizeof(dpt_parallel_v1));
+  EXPECT_EQ(sizes[29], DPT_CHECKPOINT_OPEN_ARGS_SIZE_1_6);
+  EXPECT_EQ(sizes[30], DPT_CHECKPOINT_LIST_ARGS_SIZE_1_6);
+  EXPECT_EQ(sizes[31], DPT_CHECKPOINT_READ_ARGS_SIZE_1_6);
+  EXPECT_EQ(sizes[32], DPT_CHECKPOINT_BEGIN_ARGS_SIZE_1_6);
+  EXPECT_EQ(sizes[33], DPT_CHECKPOINT_ADD_ARGS_SIZE_1_6);
+  EXPECT_EQ(sizes[34], DPT_CHECKPOINT_FINALIZE_ARGS_SIZE_1_6);
+  EXPECT_EQ(sizes[35], DPT_CHECKPOINT_CONVERT_ARGS_SIZE_1_6);
+  EXPECT_EQ(sizes[36], sizeof(dpt_checkpoint_v1));
 }
 
 // The defaults the initializers document.
@@ -86,6 +94,10 @@ TEST(AbiSizes, InitializerMacrosHoldTheDocumentedDefaults) {
   EXPECT_EQ(dispatch.expert_tokens.data, nullptr);
   EXPECT_EQ(dispatch.local_experts.ndim, 0);
   EXPECT_EQ(dispatch.bytes_sent, 0u);
+  const dpt_checkpoint_convert_args convert = DPT_CHECKPOINT_CONVERT_ARGS_INIT;
+  EXPECT_EQ(convert.max_shard_bytes, 0u);
+  EXPECT_EQ(convert.progress, nullptr);
+  EXPECT_EQ(convert.files_written, 0u);
   const dpt_runtime_options runtime = DPT_RUNTIME_OPTIONS_INIT;
   EXPECT_EQ(runtime.log_level, DPT_LOG_WARN);
   EXPECT_EQ(runtime.plugin_path, nullptr);

@@ -15,6 +15,7 @@ static const dpt_optimizer_v1 c11_table = {DPT_OPTIMIZER_V1_FIELDS};
 static const dpt_sandbox_v1 c11_sandbox_table = {DPT_SANDBOX_V1_FIELDS};
 static const dpt_router_v1 c11_router_table = {DPT_ROUTER_V1_FIELDS};
 static const dpt_parallel_v1 c11_parallel_table = {DPT_PARALLEL_V1_FIELDS};
+static const dpt_checkpoint_v1 c11_checkpoint_table = {DPT_CHECKPOINT_V1_FIELDS};
 static const void* c11_extension(const char* id) { return id != NULL ? &c11_table : NULL; }
 static const dpt_plugin_descriptor c11_descriptor = {
     DPT_PLUGIN_DESCRIPTOR_FIELDS, .id = "c11", .params = c11_decls, .param_count = 1,
@@ -49,6 +50,13 @@ void abi_init_sizes_c11(uint32_t* out) {
   const dpt_parallel_topology topology = DPT_PARALLEL_TOPOLOGY_INIT;
   const dpt_dispatch_args dispatch = DPT_DISPATCH_ARGS_INIT;
   const dpt_combine_args combine = DPT_COMBINE_ARGS_INIT;
+  const dpt_checkpoint_open_args open = DPT_CHECKPOINT_OPEN_ARGS_INIT;
+  const dpt_checkpoint_list_args list = DPT_CHECKPOINT_LIST_ARGS_INIT;
+  const dpt_checkpoint_read_args read = DPT_CHECKPOINT_READ_ARGS_INIT;
+  const dpt_checkpoint_begin_args begin = DPT_CHECKPOINT_BEGIN_ARGS_INIT;
+  const dpt_checkpoint_add_args add = DPT_CHECKPOINT_ADD_ARGS_INIT;
+  const dpt_checkpoint_finalize_args finalize = DPT_CHECKPOINT_FINALIZE_ARGS_INIT;
+  const dpt_checkpoint_convert_args convert = DPT_CHECKPOINT_CONVERT_ARGS_INIT;
   out[0] = step.struct_size;
   out[1] = group.struct_size;
   out[2] = memory.struct_size;
@@ -78,4 +86,12 @@ void abi_init_sizes_c11(uint32_t* out) {
   out[26] = dispatch.struct_size;
   out[27] = combine.struct_size;
   out[28] = c11_parallel_table.struct_size;
+  out[29] = open.struct_size;
+  out[30] = list.struct_size;
+  out[31] = read.struct_size;
+  out[32] = begin.struct_size;
+  out[33] = add.struct_size;
+  out[34] = finalize.struct_size;
+  out[35] = convert.struct_size;
+  out[36] = c11_checkpoint_table.struct_size;
 }

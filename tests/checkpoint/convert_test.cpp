@@ -7,6 +7,8 @@
 #include "command_output.hpp"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -93,8 +95,10 @@ void ConvertTest::expect_both_strategies_give(const std::string& source, const s
   ASSERT_GT(expected.size(), 100u);
   for (const char* strategy : {"gather", "stream"}) {
     const fs::path out = folder_ / (label + "-" + strategy);
+    // --workers is a parameter of `stream` only
+    const std::string workers = std::string(strategy) == "stream" ? " --workers 3" : "";
     const auto [log, status] =
-        convert(model, source, out, flags + " --max-shard-size 512 --workers 3 --strategy " + strategy);
+        convert(model, source, out, flags + " --max-shard-size 512" + workers + " --strategy " + strategy);
     ASSERT_EQ(status, 0) << log;
     EXPECT_TRUE(fs::exists(out / "model.safetensors.index.json"));
     EXPECT_EQ(independent_read(out), expected) << strategy;
@@ -242,6 +246,64 @@ TEST_F(ConvertTest, AMissingModelArgumentOrWrongModelIsNamed) {
   EXPECT_EQ(status, 2) << log;
   EXPECT_NE(log.find("--strategy: unknown strategy `fast` (gather, stream)"), std::string::npos) << log;
   EXPECT_FALSE(fs::exists(folder_ / "out"));
+}
+
+// A strategy is a plugin found by id: one in a folder given by --plugin-path is chosen like
+// the built-in ones, gets the model settings as the convert args' strings, and the CLI moves
+// its result into place. Without the folder the id is unknown and the loaded ones are listed.
+TEST_F(ConvertTest, AStrategyOnThePluginPathIsLoadedById) {
+  const std::string path = std::string(" --plugin-path ") + DOPANT_STRATEGY_PLUGIN_DIR;
+  const fs::path out = folder_ / "out";
+  auto [log, status] = convert("llama", kFixtures + "llama_layers", out, path + " --strategy test-marker --heads 4");
+  ASSERT_EQ(status, 0) << log;
+  EXPECT_EQ(slurp(out / "marker"), "megatron hf llama heads=4");
+  EXPECT_NE(log.find("1 tensors, 1 bytes in 1 files written by `test-marker`"), std::string::npos) << log;
+  EXPECT_TRUE(leftovers().empty());
+
+  std::tie(log, status) = convert("llama", kFixtures + "llama_layers", folder_ / "other", "--strategy test-marker");
+  EXPECT_EQ(status, 2) << log;
+  EXPECT_NE(log.find("--strategy: unknown strategy `test-marker` (gather, stream)"), std::string::npos) << log;
+  std::tie(log, status) = convert("llama", kFixtures + "llama_layers", folder_ / "other", path + " --strategy fast");
+  EXPECT_NE(log.find("unknown strategy `fast` (gather, stream, test-marker)"), std::string::npos) << log;
+  EXPECT_FALSE(fs::exists(folder_ / "other"));
+}
+
+TEST_F(ConvertTest, AParameterTheStrategyDoesNotDeclareIsRefused) {
+  const auto [log, status] =
+      convert("llama", kFixtures + "llama_layers", folder_ / "out", model_args("llama_layers") + " --strategy gather --workers 2");
+  EXPECT_EQ(status, 1) << log;
+  EXPECT_NE(log.find("unknown parameter `workers` for plugin `gather`"), std::string::npos) << log;
+  EXPECT_FALSE(fs::exists(folder_ / "out"));
+  EXPECT_TRUE(leftovers().empty());
+}
+
+// A strategy plugin's output lies in the CLI's registered temporary folder, so SIGINT
+// mid-conversion removes it with whatever the plugin wrote, though the plugin's own copy
+// of the interrupt registry knows nothing of it. The marker strategy says when its output
+// is half written.
+TEST_F(ConvertTest, AnInterruptedPluginConversionLeavesNothing) {
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  const std::string source = kFixtures + "llama_layers", out = (folder_ / "out").string();
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    dup2(ready[1], STDOUT_FILENO);
+    close(ready[0]);
+    execl(DOPANT_CLI, DOPANT_CLI, "convert", "--plugin-path", DOPANT_STRATEGY_PLUGIN_DIR, "--strategy", "test-marker",
+          "--from", "megatron", "--to", "hf", "--model", "wait", source.c_str(), out.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(ready[1]);
+  char line[6] = {};
+  ASSERT_EQ(read(ready[0], line, 6), 6) << "the strategy did not get ready";
+  close(ready[0]);
+  EXPECT_EQ(leftovers().size(), 1u) << "the work folder should exist while converting";
+  kill(child, SIGINT);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << "status " << status;
+  EXPECT_TRUE(fs::is_empty(folder_)) << "files were left in " << folder_;
 }
 
 }  // namespace

@@ -108,7 +108,7 @@ TEST(SdkAdapters, TablesCarryTheirCurrentSize) {
   EXPECT_EQ(sdk::ParallelAdapter<NoopParallel>::table.struct_size, DPT_PARALLEL_V1_SIZE_1_5);
   EXPECT_EQ(sdk::SandboxAdapter<NoopSandbox>::table.struct_size, DPT_SANDBOX_V1_SIZE_1_4);
   EXPECT_EQ(sdk::CheckpointAdapter<NoopCheckpoint>::table.struct_size,
-            DPT_CHECKPOINT_DRAFT_SIZE);
+            DPT_CHECKPOINT_V1_SIZE_1_6);
 }
 
 TEST(SdkAdapters, OptionalSlotsAreNullWhenTheClassLacksThem) {
@@ -122,13 +122,59 @@ TEST(SdkAdapters, AReadOnlyCheckpointFormatAnswersUnimplementedToWriterBegin) {
   const dpt_host* host = runtime.host();
   dpt_instance* handle = nullptr;
   ASSERT_EQ(take_error(host, ReadOnly::table.create(host, nullptr, &handle)).message, "");
-  dpt_checkpoint_begin_args begin{DPT_CHECKPOINT_BEGIN_ARGS_DRAFT_SIZE, nullptr, "anywhere", 0, nullptr, nullptr,
+  dpt_checkpoint_begin_args begin{DPT_CHECKPOINT_BEGIN_ARGS_SIZE_1_6, nullptr, "anywhere", 0, nullptr, nullptr,
                                   nullptr};
   const TakenError refused = take_error(host, ReadOnly::table.writer_begin(handle, &begin));
   EXPECT_EQ(refused.code, DPT_UNIMPLEMENTED);
   EXPECT_EQ(refused.message, "this checkpoint format is read-only");
   EXPECT_EQ(begin.writer, nullptr);
   ReadOnly::table.destroy(handle);
+}
+
+// A conversion strategy: no reader, no writer; `convert` fails for the source "bad".
+class CountingConvert {
+ public:
+  CountingConvert(const dpt_host*, const sdk::Config&) {}
+  void convert(dpt_checkpoint_convert_args& args) {
+    if (std::strcmp(args.source, "bad") == 0) throw sdk::Error(DPT_DATA_LOSS, "bad: truncated");
+    args.tensors_written = 3;
+    args.bytes_written = 12;
+    args.files_written = 1;
+  }
+};
+
+TEST(SdkAdapters, AConversionStrategyReadsNothingAndClearsItsOutputsOnFailure) {
+  using Strategy = sdk::CheckpointAdapter<CountingConvert>;
+  const auto* convert = static_cast<const dpt_checkpoint_convert_v1*>(
+      sdk::checkpoint_convert_extension<CountingConvert>(DPT_EXT_CHECKPOINT_CONVERT));
+  ASSERT_NE(convert, nullptr);
+  EXPECT_EQ(sdk::checkpoint_convert_extension<CountingConvert>(DPT_EXT_ROUTER_REPLAY), nullptr);
+  TestRuntime runtime;
+  const dpt_host* host = runtime.host();
+  dpt_instance* handle = nullptr;
+  ASSERT_EQ(take_error(host, Strategy::table.create(host, nullptr, &handle)).message, "");
+  dpt_checkpoint_open_args open = DPT_CHECKPOINT_OPEN_ARGS_INIT;
+  open.path = "anywhere";
+  EXPECT_EQ(take_error(host, Strategy::table.reader_open(handle, &open)).code, DPT_UNIMPLEMENTED);
+  EXPECT_EQ(open.reader, nullptr);
+  dpt_checkpoint_convert_args args = DPT_CHECKPOINT_CONVERT_ARGS_INIT;
+  args.destination = "out";
+  args.from = "megatron";
+  args.to = "hf";
+  args.model = "llama";
+  args.source = "bad";
+  args.tensors_written = args.bytes_written = args.files_written = 7;
+  const TakenError failed = take_error(host, convert->convert(handle, &args));
+  EXPECT_EQ(failed.code, DPT_DATA_LOSS);
+  EXPECT_EQ(args.tensors_written + args.bytes_written + args.files_written, 0u);
+  args.source = "good";
+  EXPECT_EQ(take_error(host, convert->convert(handle, &args)).message, "");
+  EXPECT_EQ(args.tensors_written, 3u);
+  EXPECT_EQ(args.bytes_written, 12u);
+  EXPECT_EQ(args.files_written, 1u);
+  args.model = nullptr;
+  EXPECT_EQ(take_error(host, convert->convert(handle, &args)).code, DPT_INVALID_ARGUMENT);
+  Strategy::table.destroy(handle);
 }
 
 // Each adapter's destroy(NULL) runs in a child process that must exit normally, so an

@@ -2,7 +2,7 @@
 // registration hook each kind provides for its standard inputs.
 #pragma once
 
-#include <dopant/draft/checkpoint.h>
+#include <dopant/checkpoint.h>
 #include <dopant/parallel.h>
 #include <dopant/router.h>
 #include <dopant/sandbox.h>

@@ -1,9 +1,9 @@
-// Checks of "dopant.checkpoint.draft/0" plugins: named fp32 host tensors written to a fresh
-// destination read back chunk by chunk with the same names, dtypes, shapes and bytes; an
-// aborted writer leaves nothing behind; an existing destination and a buffer too small for
+// Checks of "dopant.checkpoint/1" plugins: named fp32 host tensors written to a fresh
+// destination read back chunk by chunk with the same names, dtypes, shapes and bytes; the
+// destination appears only at finalize, and an aborted writer leaves nothing behind; an existing destination and a buffer too small for
 // a chunk are refused. A read-only format (writer_begin says DPT_UNIMPLEMENTED) skips them,
 // since without a writer there is nothing of known content to read.
-#include <dopant/draft/checkpoint.h>
+#include <dopant/checkpoint.h>
 
 #include "outcome.hpp"
 #include "registry.hpp"
@@ -57,7 +57,7 @@ struct Sample {
 // The plugin under test, a fresh folder for it to write in, and its table.
 struct Setup {
   explicit Setup(const Target& target) : checkpoint(target) {}
-  const dpt_checkpoint_draft& table() const { return checkpoint.table<dpt_checkpoint_draft>(); }
+  const dpt_checkpoint_v1& table() const { return checkpoint.table<dpt_checkpoint_v1>(); }
   dpt_instance* handle() const { return checkpoint.handle(); }
   std::string destination() const { return (folder.path() / "checkpoint").string(); }
   PluginInstance checkpoint;
@@ -65,9 +65,9 @@ struct Setup {
 };
 
 // True when the plugin's writer_begin answers DPT_UNIMPLEMENTED: a read-only format.
-bool read_only(const dpt_checkpoint_draft& table, dpt_instance* handle, const FreshFolder& folder) {
+bool read_only(const dpt_checkpoint_v1& table, dpt_instance* handle, const FreshFolder& folder) {
   const std::string destination = (folder.path() / "probe").string();
-  dpt_checkpoint_begin_args begin{DPT_CHECKPOINT_BEGIN_ARGS_DRAFT_SIZE, nullptr, destination.c_str(), 0,
+  dpt_checkpoint_begin_args begin{DPT_CHECKPOINT_BEGIN_ARGS_SIZE_1_6, nullptr, destination.c_str(), 0,
                                   nullptr, nullptr, nullptr};
   const Outcome outcome = take(table.writer_begin(handle, &begin));
   if (!outcome.failed) table.writer_abort(handle, begin.writer);
@@ -75,15 +75,15 @@ bool read_only(const dpt_checkpoint_draft& table, dpt_instance* handle, const Fr
 }
 
 // Begins a writer at `destination` and adds the sample; "" or the first failure.
-std::string write_sample(const dpt_checkpoint_draft& table, dpt_instance* handle, const std::string& destination,
+std::string write_sample(const dpt_checkpoint_v1& table, dpt_instance* handle, const std::string& destination,
                          const Sample& sample, dpt_checkpoint_writer** writer) {
-  dpt_checkpoint_begin_args begin{DPT_CHECKPOINT_BEGIN_ARGS_DRAFT_SIZE, nullptr, destination.c_str(), 0,
+  dpt_checkpoint_begin_args begin{DPT_CHECKPOINT_BEGIN_ARGS_SIZE_1_6, nullptr, destination.c_str(), 0,
                                   nullptr, nullptr, nullptr};
   const std::string begun = ok_or_message(table.writer_begin(handle, &begin));
   *writer = begin.writer;
   if (!begun.empty()) return "writer_begin: " + begun;
   for (int i = 0; i < 2; ++i) {
-    const dpt_checkpoint_add_args add{DPT_CHECKPOINT_ADD_ARGS_DRAFT_SIZE, nullptr, begin.writer, sample.names[i],
+    const dpt_checkpoint_add_args add{DPT_CHECKPOINT_ADD_ARGS_SIZE_1_6, nullptr, begin.writer, sample.names[i],
                                       &sample.tensors[i]};
     const std::string added = ok_or_message(table.writer_add(handle, &add));
     if (!added.empty()) return "writer_add: " + added;
@@ -93,7 +93,7 @@ std::string write_sample(const dpt_checkpoint_draft& table, dpt_instance* handle
 
 // Writes the sample to `destination`, finalizes it and opens a reader on it; "" or the
 // first failure (a writer that failed before finalize is aborted).
-std::string write_and_open(const dpt_checkpoint_draft& table, dpt_instance* handle, const std::string& destination,
+std::string write_and_open(const dpt_checkpoint_v1& table, dpt_instance* handle, const std::string& destination,
                            const Sample& sample, dpt_checkpoint_reader** reader) {
   dpt_checkpoint_writer* writer = nullptr;
   const std::string written = write_sample(table, handle, destination, sample, &writer);
@@ -101,11 +101,11 @@ std::string write_and_open(const dpt_checkpoint_draft& table, dpt_instance* hand
     table.writer_abort(handle, writer);
     return written;
   }
-  const dpt_checkpoint_finalize_args finalize{DPT_CHECKPOINT_FINALIZE_ARGS_DRAFT_SIZE, nullptr, writer};
+  const dpt_checkpoint_finalize_args finalize{DPT_CHECKPOINT_FINALIZE_ARGS_SIZE_1_6, nullptr, writer};
   const std::string finalized = ok_or_message(table.writer_finalize(handle, &finalize));
   if (!finalized.empty()) return "writer_finalize: " + finalized;
   if (!std::filesystem::exists(destination)) return "finalize left nothing at " + destination;
-  dpt_checkpoint_open_args open{DPT_CHECKPOINT_OPEN_ARGS_DRAFT_SIZE, nullptr, destination.c_str(), nullptr};
+  dpt_checkpoint_open_args open{DPT_CHECKPOINT_OPEN_ARGS_SIZE_1_6, nullptr, destination.c_str(), nullptr};
   const std::string opened = ok_or_message(table.reader_open(handle, &open));
   *reader = open.reader;
   return opened.empty() ? "" : "reader_open: " + opened;
@@ -123,7 +123,7 @@ std::string write_and_list(const Setup& setup, Written& written) {
   const auto& table = setup.table();
   std::string failure = write_and_open(table, setup.handle(), setup.destination(), written.sample, &written.reader);
   if (failure.empty()) {
-    written.list = dpt_checkpoint_list_args{DPT_CHECKPOINT_LIST_ARGS_DRAFT_SIZE, nullptr, written.reader, 0, nullptr,
+    written.list = dpt_checkpoint_list_args{DPT_CHECKPOINT_LIST_ARGS_SIZE_1_6, nullptr, written.reader, 0, nullptr,
                                             0, nullptr, nullptr};
     const std::string listed = ok_or_message(table.reader_list(setup.handle(), &written.list));
     if (!listed.empty()) failure = "reader_list: " + listed;
@@ -134,7 +134,7 @@ std::string write_and_list(const Setup& setup, Written& written) {
 
 // Why a check cannot run: "" when it can, kReadOnly for a format without a writer (the
 // check is skipped), else the failure.
-constexpr const char* kReadOnly = "a read-only format";
+constexpr const char* kReadOnly = "a format without a writer (read-only, or a conversion strategy)";
 std::string prepare(const Setup& setup) {
   if (!setup.checkpoint.ok()) return "the plugin has no instance";
   if (setup.folder.path().empty()) return "cannot create a temporary directory";
@@ -142,7 +142,7 @@ std::string prepare(const Setup& setup) {
 }
 
 // The whole tensor `index` of an open reader, assembled from its chunks (fp32 only).
-std::vector<float> read_whole(const dpt_checkpoint_draft& table, dpt_instance* handle,
+std::vector<float> read_whole(const dpt_checkpoint_v1& table, dpt_instance* handle,
                               dpt_checkpoint_reader* reader, uint64_t index, const dpt_checkpoint_tensor& tensor) {
   int64_t count = 1;
   for (int d = 0; d < tensor.ndim; ++d) count *= tensor.shape[d];
@@ -150,7 +150,7 @@ std::vector<float> read_whole(const dpt_checkpoint_draft& table, dpt_instance* h
   for (uint64_t c = 0; c < tensor.chunk_count; ++c) {
     const dpt_checkpoint_chunk& chunk = *tensor.chunks[c];
     std::vector<float> part(chunk.byte_length / sizeof(float));
-    const dpt_checkpoint_read_args read{DPT_CHECKPOINT_READ_ARGS_DRAFT_SIZE, nullptr, reader, index, c,
+    const dpt_checkpoint_read_args read{DPT_CHECKPOINT_READ_ARGS_SIZE_1_6, nullptr, reader, index, c,
                                         part.data(), chunk.byte_length};
     EXPECT_EQ("", ok_or_message(table.reader_read(handle, &read))) << tensor.name << " chunk " << c;
     // Scatter the chunk (row-major over its sizes) into the row-major whole.
@@ -216,8 +216,12 @@ void check_abort_leaves_nothing(const Target& target) {
   dpt_checkpoint_writer* writer = nullptr;
   const std::string written =
       write_sample(table, setup.handle(), setup.destination(), sample, &writer);
+  // Atomic: a writer holding every tensor shows nothing at its destination before finalize
+  // (write_and_open checks that finalize then makes it).
+  const bool visible = std::filesystem::exists(setup.destination());
   table.writer_abort(setup.handle(), writer);
   ASSERT_EQ("", written);
+  EXPECT_FALSE(visible) << "the destination appeared before finalize";
   EXPECT_TRUE(std::filesystem::is_empty(setup.folder.path())) << "an aborted writer left files in " << setup.folder.path();
 }
 
@@ -229,7 +233,7 @@ void check_existing_destination_is_refused(const Target& target) {
   const auto& table = setup.table();
   const std::string destination = setup.destination();
   std::ofstream(destination) << "keep me";
-  dpt_checkpoint_begin_args begin{DPT_CHECKPOINT_BEGIN_ARGS_DRAFT_SIZE, nullptr, destination.c_str(), 0,
+  dpt_checkpoint_begin_args begin{DPT_CHECKPOINT_BEGIN_ARGS_SIZE_1_6, nullptr, destination.c_str(), 0,
                                   nullptr, nullptr, nullptr};
   const Outcome outcome = take(table.writer_begin(setup.handle(), &begin));
   if (!outcome.failed) table.writer_abort(setup.handle(), begin.writer);
@@ -251,7 +255,7 @@ void check_short_buffer_is_refused(const Target& target) {
   dpt_checkpoint_reader* reader = written.reader;
   if (list.tensor_count > 0 && list.tensors[0]->chunk_count > 0) {
     std::vector<char> buffer(list.tensors[0]->chunks[0]->byte_length, 'x');
-    const dpt_checkpoint_read_args read{DPT_CHECKPOINT_READ_ARGS_DRAFT_SIZE, nullptr, reader, 0, 0,
+    const dpt_checkpoint_read_args read{DPT_CHECKPOINT_READ_ARGS_SIZE_1_6, nullptr, reader, 0, 0,
                                         buffer.data(), buffer.size() - 1};
     EXPECT_EQ(take(table.reader_read(setup.handle(), &read)).code, DPT_INVALID_ARGUMENT);
     EXPECT_EQ(buffer.back(), 'x') << "a refused read wrote into the buffer";

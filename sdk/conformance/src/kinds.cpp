@@ -33,13 +33,13 @@ const std::vector<KindInfo>& kinds() {
         DPT_SLOT(dpt_sandbox_v1, get), DPT_SLOT(dpt_sandbox_v1, reset),
         DPT_SLOT(dpt_sandbox_v1, stats)},
        offsetof(dpt_sandbox_v1, destroy)},
-      {DPT_KIND_CHECKPOINT, DPT_CHECKPOINT_DRAFT_SIZE,
-       {DPT_SLOT(dpt_checkpoint_draft, create), DPT_SLOT(dpt_checkpoint_draft, destroy),
-        DPT_SLOT(dpt_checkpoint_draft, reader_open), DPT_SLOT(dpt_checkpoint_draft, reader_list),
-        DPT_SLOT(dpt_checkpoint_draft, reader_read), DPT_SLOT(dpt_checkpoint_draft, reader_close),
-        DPT_SLOT(dpt_checkpoint_draft, writer_begin), DPT_SLOT(dpt_checkpoint_draft, writer_add),
-        DPT_SLOT(dpt_checkpoint_draft, writer_finalize), DPT_SLOT(dpt_checkpoint_draft, writer_abort)},
-       offsetof(dpt_checkpoint_draft, destroy)},
+      {DPT_KIND_CHECKPOINT, DPT_CHECKPOINT_V1_SIZE_1_6,
+       {DPT_SLOT(dpt_checkpoint_v1, create), DPT_SLOT(dpt_checkpoint_v1, destroy),
+        DPT_SLOT(dpt_checkpoint_v1, reader_open), DPT_SLOT(dpt_checkpoint_v1, reader_list),
+        DPT_SLOT(dpt_checkpoint_v1, reader_read), DPT_SLOT(dpt_checkpoint_v1, reader_close),
+        DPT_SLOT(dpt_checkpoint_v1, writer_begin), DPT_SLOT(dpt_checkpoint_v1, writer_add),
+        DPT_SLOT(dpt_checkpoint_v1, writer_finalize), DPT_SLOT(dpt_checkpoint_v1, writer_abort)},
+       offsetof(dpt_checkpoint_v1, destroy)},
   };
   return all;
 }

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <dopant/abi.h>
-#include <dopant/draft/checkpoint.h>
 
 #include <cstddef>
 #include <cstring>

@@ -27,5 +27,7 @@ void register_router_replay_checks(const Target& target);
 void register_sandbox_checks(const Target& target);
 void register_parallel_checks(const Target& target);
 void register_checkpoint_checks(const Target& target);
+// Only for checkpoint plugins whose descriptor offers DPT_EXT_CHECKPOINT_CONVERT.
+void register_checkpoint_convert_checks(const Target& target);
 
 }  // namespace dopant::conformance

@@ -1,7 +1,7 @@
 // dopant::conformance::run: finds the plugins to check (one library by path, or one plugin
 // id on the default search path), registers their checks and runs them with GoogleTest.
 #include <dopant/conformance.hpp>
-#include <dopant/draft/checkpoint.h>
+#include <dopant/checkpoint.h>
 
 #include "kinds.hpp"
 #include "outcome.hpp"
@@ -78,7 +78,12 @@ void register_checks(const Target& target) {
   }
   if (std::strcmp(kind, DPT_KIND_SANDBOX) == 0) register_sandbox_checks(target);
   if (std::strcmp(kind, DPT_KIND_PARALLEL) == 0) register_parallel_checks(target);
-  if (std::strcmp(kind, DPT_KIND_CHECKPOINT) == 0) register_checkpoint_checks(target);
+  if (std::strcmp(kind, DPT_KIND_CHECKPOINT) == 0) {
+    register_checkpoint_checks(target);
+    if (target.info->descriptor->get_extension(DPT_EXT_CHECKPOINT_CONVERT) != nullptr) {
+      register_checkpoint_convert_checks(target);
+    }
+  }
   // Parallel strategies get the generic checks only: theirs need a communicator.
 }
 

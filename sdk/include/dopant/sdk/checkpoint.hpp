@@ -1,8 +1,12 @@
-// dopant SDK — CheckpointAdapter<T>: the static dpt_checkpoint_draft table of a C++ class
+// dopant SDK — CheckpointAdapter<T>: the static dpt_checkpoint_v1 table of a C++ class
 // whose readers and writers are C++ objects. The adapter owns the handles (a handle is a
 // pointer to the object T returned), checks every args struct, and frees a writer after
 // finalize whatever it returns. A reader-only format (no `begin`) gets writer slots that
-// return DPT_UNIMPLEMENTED.
+// return DPT_UNIMPLEMENTED; a class with neither `open` nor `begin` (a conversion
+// strategy) gets reader slots that do too. CheckpointConvertAdapter<T> gives a class with
+// `void convert(dpt_checkpoint_convert_args& args)` (which fills the outputs) its
+// "dopant.checkpoint.convert/1" table: describe<CheckpointAdapter<T>,
+// &checkpoint_convert_extension<T>>(...).
 //
 //   class MyFormat {
 //    public:
@@ -18,12 +22,13 @@
 //   //         its destructor, without finalize, removes everything it wrote (abort).
 #pragma once
 
-#include <dopant/draft/checkpoint.h>
+#include <dopant/checkpoint.h>
 
 #include "errors.hpp"
 #include "instance.hpp"
 #include "structs.hpp"
 
+#include <cstring>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -63,7 +68,7 @@ class CheckpointListing {
     for (size_t t = 0; t < tensors.size(); ++t) {
       for (const Chunk& c : tensors[t].chunks) {
         chunk_views_.push_back(std::make_unique<dpt_checkpoint_chunk>(dpt_checkpoint_chunk{
-            DPT_CHECKPOINT_CHUNK_DRAFT_SIZE, c.offsets.data(), c.sizes.data(), c.file.c_str(),
+            DPT_CHECKPOINT_CHUNK_SIZE_1_6, c.offsets.data(), c.sizes.data(), c.file.c_str(),
             c.byte_offset, c.byte_length}));
         chunk_pointers_[t].push_back(chunk_views_.back().get());
       }
@@ -71,7 +76,7 @@ class CheckpointListing {
     for (size_t t = 0; t < tensors.size(); ++t) {
       const Tensor& tensor = tensors[t];
       tensor_views_.push_back(dpt_checkpoint_tensor{
-          DPT_CHECKPOINT_TENSOR_DRAFT_SIZE, tensor.name.c_str(), tensor.dtype,
+          DPT_CHECKPOINT_TENSOR_SIZE_1_6, tensor.name.c_str(), tensor.dtype,
           static_cast<int32_t>(tensor.shape.size()), tensor.shape.data(),
           chunk_pointers_[t].size(), chunk_pointers_[t].data()});
     }
@@ -102,6 +107,15 @@ class CheckpointListing {
 };
 
 namespace detail {
+// The reader type of T's `open`, or void for a class that does not read.
+template <typename T, typename = void>
+struct checkpoint_reader {
+  using type = void;
+};
+template <typename T>
+struct checkpoint_reader<T, std::void_t<decltype(std::declval<T&>().open(""))>> {
+  using type = typename decltype(std::declval<T&>().open(""))::element_type;
+};
 // The writer type of T's `begin`, or void for a reader-only format.
 template <typename T, typename = void>
 struct checkpoint_writer {
@@ -115,55 +129,62 @@ struct checkpoint_writer<T, std::void_t<decltype(std::declval<T&>().begin("", st
 
 template <typename T>
 struct CheckpointAdapter {
-  using Table = dpt_checkpoint_draft;
+  using Table = dpt_checkpoint_v1;
   static constexpr const char* kind = DPT_KIND_CHECKPOINT;
-  using Reader = typename decltype(std::declval<T&>().open(""))::element_type;
+  using Reader = typename detail::checkpoint_reader<T>::type;
   using Writer = typename detail::checkpoint_writer<T>::type;
+  static constexpr bool reads = !std::is_void_v<Reader>;
   static constexpr bool writes = !std::is_void_v<Writer>;
 
   static dpt_error* reader_open(dpt_instance* handle, dpt_checkpoint_open_args* args) noexcept {
-    return call_instance<T>(handle, [&](T& self, const dpt_host*) {
-      const auto in = read_struct(args, DPT_CHECKPOINT_OPEN_ARGS_DRAFT_SIZE, "open args");
-      require(in.path != nullptr, "reader_open: path is NULL");
+    return call_instance<T>(handle, [&]([[maybe_unused]] T& self, const dpt_host*) {
+      const auto in = read_struct(args, DPT_CHECKPOINT_OPEN_ARGS_SIZE_1_6, "open args");
       args->reader = nullptr;
-      args->reader = reinterpret_cast<dpt_checkpoint_reader*>(self.open(in.path).release());
+      if constexpr (!reads) fail(DPT_UNIMPLEMENTED, "this plugin converts checkpoints and reads none");
+      require(in.path != nullptr, "reader_open: path is NULL");
+      if constexpr (reads) args->reader = reinterpret_cast<dpt_checkpoint_reader*>(self.open(in.path).release());
     });
   }
   static dpt_error* reader_list(dpt_instance* handle, dpt_checkpoint_list_args* args) noexcept {
     return call_instance<T>(handle, [&](T&, const dpt_host*) {
-      auto out = read_struct(args, DPT_CHECKPOINT_LIST_ARGS_DRAFT_SIZE, "list args");
+      auto out = read_struct(args, DPT_CHECKPOINT_LIST_ARGS_SIZE_1_6, "list args");
       require(out.reader != nullptr, "reader_list: reader is NULL");
-      reader_of(out.reader).listing().write_to(out);
-      write_struct(args, out, DPT_CHECKPOINT_LIST_ARGS_DRAFT_SIZE, "list args");
+      if constexpr (reads) reader_of(out.reader).listing().write_to(out);
+      write_struct(args, out, DPT_CHECKPOINT_LIST_ARGS_SIZE_1_6, "list args");
     });
   }
   static dpt_error* reader_read(dpt_instance* handle, const dpt_checkpoint_read_args* args) noexcept {
     return call_instance<T>(handle, [&](T&, const dpt_host*) {
-      const auto in = read_struct(args, DPT_CHECKPOINT_READ_ARGS_DRAFT_SIZE, "read args");
+      const auto in = read_struct(args, DPT_CHECKPOINT_READ_ARGS_SIZE_1_6, "read args");
       require(in.reader != nullptr && in.buffer != nullptr, "reader_read: reader and buffer must be non-NULL");
-      const Reader& reader = reader_of(in.reader);
-      const auto& tensors = reader.listing().tensors;
-      require(in.tensor_index < tensors.size(), "reader_read: tensor_index " +
-                                                     std::to_string(in.tensor_index) + " is out of range");
-      const auto& tensor = tensors[in.tensor_index];
-      require(in.chunk_index < tensor.chunks.size(),
-              "reader_read: chunk_index " + std::to_string(in.chunk_index) + " is out of range for `" +
-                  tensor.name + "`");
-      const uint64_t needed = tensor.chunks[in.chunk_index].byte_length;
-      require(in.buffer_bytes >= needed, "reader_read: buffer of " + std::to_string(in.buffer_bytes) +
-                                             " bytes is smaller than chunk " + std::to_string(in.chunk_index) +
-                                             " of `" + tensor.name + "` (" + std::to_string(needed) + " bytes)");
-      reader.read(in.tensor_index, in.chunk_index, in.buffer, needed);
+      if constexpr (reads) read_chunk(in);
     });
+  }
+  static void read_chunk(const dpt_checkpoint_read_args& in) {
+    const Reader& reader = reader_of(in.reader);
+    const auto& tensors = reader.listing().tensors;
+    require(in.tensor_index < tensors.size(), "reader_read: tensor_index " +
+                                                   std::to_string(in.tensor_index) + " is out of range");
+    const auto& tensor = tensors[in.tensor_index];
+    require(in.chunk_index < tensor.chunks.size(),
+            "reader_read: chunk_index " + std::to_string(in.chunk_index) + " is out of range for `" +
+                tensor.name + "`");
+    const uint64_t needed = tensor.chunks[in.chunk_index].byte_length;
+    require(in.buffer_bytes >= needed, "reader_read: buffer of " + std::to_string(in.buffer_bytes) +
+                                           " bytes is smaller than chunk " + std::to_string(in.chunk_index) +
+                                           " of `" + tensor.name + "` (" + std::to_string(needed) + " bytes)");
+    reader.read(in.tensor_index, in.chunk_index, in.buffer, needed);
   }
   static void reader_close(dpt_instance* handle, dpt_checkpoint_reader* reader) noexcept {
     if (handle == nullptr || reader == nullptr) return;
-    guard_and_log(instance_of<T>(handle)->host, "reader_close", [&] { delete &reader_of(reader); });
+    if constexpr (reads) {
+      guard_and_log(instance_of<T>(handle)->host, "reader_close", [&] { delete &reader_of(reader); });
+    }
   }
 
   static dpt_error* writer_begin(dpt_instance* handle, dpt_checkpoint_begin_args* args) noexcept {
     return call_instance<T>(handle, [&]([[maybe_unused]] T& self, const dpt_host*) {
-      const auto in = read_struct(args, DPT_CHECKPOINT_BEGIN_ARGS_DRAFT_SIZE, "begin args");
+      const auto in = read_struct(args, DPT_CHECKPOINT_BEGIN_ARGS_SIZE_1_6, "begin args");
       args->writer = nullptr;
       if constexpr (!writes) fail(DPT_UNIMPLEMENTED, "this checkpoint format is read-only");
       require(in.destination != nullptr, "writer_begin: destination is NULL");
@@ -182,7 +203,7 @@ struct CheckpointAdapter {
   }
   static dpt_error* writer_add(dpt_instance* handle, const dpt_checkpoint_add_args* args) noexcept {
     return call_instance<T>(handle, [&](T&, const dpt_host*) {
-      const auto in = read_struct(args, DPT_CHECKPOINT_ADD_ARGS_DRAFT_SIZE, "add args");
+      const auto in = read_struct(args, DPT_CHECKPOINT_ADD_ARGS_SIZE_1_6, "add args");
       require(in.writer != nullptr && in.name != nullptr && in.tensor != nullptr,
               "writer_add: writer, name and tensor must be non-NULL");
       if constexpr (writes) writer_of(in.writer).add(in.name, *in.tensor);
@@ -190,7 +211,7 @@ struct CheckpointAdapter {
   }
   static dpt_error* writer_finalize(dpt_instance* handle, const dpt_checkpoint_finalize_args* args) noexcept {
     return call_instance<T>(handle, [&](T&, const dpt_host*) {
-      const auto in = read_struct(args, DPT_CHECKPOINT_FINALIZE_ARGS_DRAFT_SIZE, "finalize args");
+      const auto in = read_struct(args, DPT_CHECKPOINT_FINALIZE_ARGS_SIZE_1_6, "finalize args");
       require(in.writer != nullptr, "writer_finalize: writer is NULL");
       if constexpr (writes) {
         // Destroyed on every path: after a failed finalize its destructor removes what it wrote.
@@ -206,14 +227,41 @@ struct CheckpointAdapter {
     }
   }
 
-  static constexpr dpt_checkpoint_draft table{
-      DPT_CHECKPOINT_DRAFT_SIZE, &create_instance<T>, &destroy_instance<T>, &reader_open,
+  static constexpr dpt_checkpoint_v1 table{
+      DPT_CHECKPOINT_V1_SIZE_1_6, &create_instance<T>, &destroy_instance<T>, &reader_open,
       &reader_list,              &reader_read,        &reader_close,        &writer_begin,
       &writer_add,               &writer_finalize,    &writer_abort};
 
  private:
-  static Reader& reader_of(dpt_checkpoint_reader* handle) { return *reinterpret_cast<Reader*>(handle); }
+  static auto& reader_of(dpt_checkpoint_reader* handle) { return *reinterpret_cast<Reader*>(handle); }
   static auto& writer_of(dpt_checkpoint_writer* handle) { return *reinterpret_cast<Writer*>(handle); }
 };
+
+template <typename T>
+struct CheckpointConvertAdapter {
+  static dpt_error* convert(dpt_instance* handle, dpt_checkpoint_convert_args* args) noexcept {
+    return call_instance<T>(handle, [&](T& self, const dpt_host*) {
+      auto copy = read_struct(static_cast<const dpt_checkpoint_convert_args*>(args),
+                              DPT_CHECKPOINT_CONVERT_ARGS_SIZE_1_6, "convert args");
+      require(copy.source != nullptr && copy.destination != nullptr && copy.from != nullptr && copy.to != nullptr &&
+                  copy.model != nullptr,
+              "convert: source, destination, from, to and model must be non-NULL");
+      require(copy.setting_count == 0 || (copy.setting_keys != nullptr && copy.setting_values != nullptr),
+              "convert: setting keys and values must be non-NULL");
+      copy.tensors_written = copy.bytes_written = copy.files_written = 0;
+      write_struct(args, copy, DPT_CHECKPOINT_CONVERT_ARGS_SIZE_1_6, "convert args");  // 0 on every failure
+      self.convert(copy);
+      write_struct(args, copy, DPT_CHECKPOINT_CONVERT_ARGS_SIZE_1_6, "convert args");
+    });
+  }
+  static constexpr dpt_checkpoint_convert_v1 table{DPT_CHECKPOINT_CONVERT_V1_SIZE_1_6, &convert};
+};
+
+// The extension lookup of a checkpoint class that converts, for describe's second argument
+// (internal linkage, as router_replay_extension).
+template <typename T>
+static const void* checkpoint_convert_extension(const char* id) {
+  return std::strcmp(id, DPT_EXT_CHECKPOINT_CONVERT) == 0 ? &CheckpointConvertAdapter<T>::table : nullptr;
+}
 
 }  // namespace dopant::sdk

@@ -19,7 +19,7 @@
 /* The ABI major is part of the entry symbol and of every kind id; the minor is one
  * increasing integer. See abi/CHANGELOG.md. */
 #define DPT_ABI_MAJOR 1
-#define DPT_ABI_MINOR 5
+#define DPT_ABI_MINOR 6
 
 #ifdef __cplusplus
 #define DPT_EXTERN_C extern "C"

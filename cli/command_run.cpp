@@ -115,6 +115,7 @@ int command_run(const Options& options) {
   device.struct_size = sizeof device;
   dpt_run_config_device(config, variant, &device);
   throw_if_error(dpt_runtime_set_device(runtime.get(), &device), file + ": [device]");
+  throw_if_error(dpt_runtime_set_comm(runtime.get(), dpt_run_config_comm(config)), file);
 
   const uint32_t repetitions = repetitions_override != 0 ? repetitions_override : dpt_run_config_repetitions(config);
   const std::string name = dpt_run_config_variant_name(config, variant);

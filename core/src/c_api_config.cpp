@@ -56,6 +56,9 @@ DPT_API const char* dpt_run_config_workload(const dpt_run_config* config) {
 DPT_API uint32_t dpt_run_config_repetitions(const dpt_run_config* config) {
   return config != nullptr ? config->config.repetitions : 0;
 }
+DPT_API const char* dpt_run_config_comm(const dpt_run_config* config) {
+  return config != nullptr ? config->config.comm.c_str() : nullptr;
+}
 DPT_API const char* dpt_run_config_source(const dpt_run_config* config) {
   return config != nullptr ? config->config.source.c_str() : nullptr;
 }

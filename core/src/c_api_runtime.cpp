@@ -159,6 +159,13 @@ DPT_API dpt_error* dpt_runtime_set_device(dpt_runtime* runtime, const dpt_device
   return guard([&] { runtime->services.set_device(options->kind, options->index, options->memory_limit); });
 }
 
+DPT_API dpt_error* dpt_runtime_set_comm(dpt_runtime* runtime, const char* backend) {
+  if (runtime == nullptr || backend == nullptr) {
+    return dopant::make_error(DPT_INVALID_ARGUMENT, "dpt_runtime_set_comm: NULL argument");
+  }
+  return guard([&] { runtime->services.set_comm(backend); });
+}
+
 DPT_API void dpt_runtime_reset_memory_peaks(dpt_runtime* runtime) {
   if (runtime != nullptr) runtime->services.reset_peaks();
 }

@@ -60,6 +60,7 @@ struct RunConfig {
   std::string source;  // file name used in messages
   std::string workload;
   uint32_t repetitions = 7;
+  std::string comm = "auto";  // backend of the world communicator: "auto", "local", "mpi" or "nccl"
   std::vector<VariantConfig> variants;  // [0] is the base
 };
 

@@ -70,6 +70,7 @@ class RunParser {
     dpt_config run = defaults_config("[run]", run_table_schemas());
     apply_table(*table, run_table_schemas(), {"key", "in `[run]`"}, {}, run, diagnostics_);
     config.repetitions = static_cast<uint32_t>(run.values.at("repetitions").integer);
+    config.comm = run.values.at("comm").text;
 
     const toml::node* workload = table->get("workload");
     if (!workload) {

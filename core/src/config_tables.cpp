@@ -10,7 +10,11 @@ const dpt_param_decl kWorkload{kDeclSize, "workload", DPT_PARAM_STRING, "", null
                                nullptr, 0, "", "name of the workload to run"};
 const dpt_param_decl kRepetitions{kDeclSize, "repetitions", DPT_PARAM_INT, "7", "1", "4294967295",
                                   nullptr, 0, "", "measured repetitions of each variant"};
-const dpt_param_decl* const kRunDecls[] = {&kWorkload, &kRepetitions};
+// The world communicator's backend (docs/parallelism.md, "Choosing the backend").
+const char* const kCommBackends[] = {"auto", "local", "mpi", "nccl"};
+const dpt_param_decl kComm{kDeclSize, "comm", DPT_PARAM_ENUM, "auto", nullptr, nullptr,
+                           kCommBackends, 4, "", "backend of the world communicator"};
+const dpt_param_decl* const kRunDecls[] = {&kWorkload, &kRepetitions, &kComm};
 
 const char* const kDeviceKinds[] = {"cpu", "cuda"};
 const dpt_param_decl kDeviceKind{kDeclSize, "kind", DPT_PARAM_ENUM, "cpu", nullptr, nullptr,
@@ -33,7 +37,7 @@ const std::vector<std::pair<std::string, std::string>>& slot_kinds() {
 }
 
 const std::vector<ParamSchema>& run_table_schemas() {
-  static const auto schemas = parse_param_decls(kRunDecls, 2, "[run]");
+  static const auto schemas = parse_param_decls(kRunDecls, 3, "[run]");
   return schemas;
 }
 

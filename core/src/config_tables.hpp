@@ -6,7 +6,7 @@
 
 namespace dopant {
 
-// [run]: workload (string), repetitions (int >= 1).
+// [run]: workload (string), repetitions (int >= 1), comm ("auto" | "local" | "mpi" | "nccl").
 const std::vector<ParamSchema>& run_table_schemas();
 // [device]: kind ("cpu" | "cuda"), index (int >= 0), memory_limit (size, 0: none).
 const std::vector<ParamSchema>& device_table_schemas();

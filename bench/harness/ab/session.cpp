@@ -240,6 +240,7 @@ RunOutput InProcessBackend::run(const std::string& variant) {
   device.struct_size = sizeof device;
   dpt_run_config_device(loaded_.config(), index, &device);
   throw_if_error(dpt_runtime_set_device(runtime, &device), "[device]");
+  throw_if_error(dpt_runtime_set_comm(runtime, dpt_run_config_comm(loaded_.config())), dpt_run_config_source(loaded_.config()));
   const workloads::Repetition repetition = workloads::run_repetition(runtime, loaded_.config(), index, *workload_);
 
   RunOutput output;

@@ -138,6 +138,20 @@ typedef struct dpt_device_options {
  * DPT_UNAVAILABLE when "cuda" is asked for and no GPU (or no CUDA build) is present. Only
  * while no device or pinned host memory is allocated (DPT_INVALID_ARGUMENT otherwise). */
 DPT_API dpt_error* dpt_runtime_set_device(dpt_runtime* runtime, const dpt_device_options* options);
+/* Chooses the backend of the world communicator that plugins get through the host's comm
+ * extension ("dopant.host.comm/1"); the world is made on first use. `backend` is a run
+ * file's [run] comm (dpt_run_config_comm):
+ *   "auto"  `mpi` when mpirun started the process (OMPI_COMM_WORLD_SIZE is set), `local` otherwise;
+ *   "local" one rank; refused under mpirun with more than one rank (each would be rank 0);
+ *   "mpi"   MPI_COMM_WORLD; outside mpirun a world of one (MPI's singleton);
+ *   "nccl"  NCCL on the runtime's device, which must be "cuda" (set it first): collective
+ *           buffers are device memory; the ranks meet through the `mpi` world under mpirun.
+ * Fails, naming run.comm, with DPT_INVALID_ARGUMENT for an unknown backend or `local` under
+ * mpirun with several ranks, DPT_UNAVAILABLE when the build lacks NCCL or no GPU is
+ * visible, DPT_FAILED_PRECONDITION for `nccl` on a "cpu" device or once the world is made
+ * with another backend (the same one again is fine). A build without MPI refuses `mpi` when
+ * the world is made. Until called, "auto". */
+DPT_API dpt_error* dpt_runtime_set_comm(dpt_runtime* runtime, const char* backend);
 /* Resets the peak of every memory kind to its current value. */
 DPT_API void dpt_runtime_reset_memory_peaks(dpt_runtime* runtime);
 
@@ -156,6 +170,8 @@ DPT_API uint32_t dpt_run_config_variant_count(const dpt_run_config* config);
 DPT_API const char* dpt_run_config_variant_name(const dpt_run_config* config, uint32_t variant);
 DPT_API const char* dpt_run_config_workload(const dpt_run_config* config);
 DPT_API uint32_t dpt_run_config_repetitions(const dpt_run_config* config);
+/* The [run] comm: "auto" (the default), "local", "mpi" or "nccl"; see dpt_runtime_set_comm. */
+DPT_API const char* dpt_run_config_comm(const dpt_run_config* config);
 /* The path given to dpt_run_config_load (or the `source_name` given to _parse); lives as
  * long as the config. A workload that writes files refuses to write over it. */
 DPT_API const char* dpt_run_config_source(const dpt_run_config* config);

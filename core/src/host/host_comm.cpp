@@ -1,20 +1,17 @@
 // The host extension "dopant.host.comm/1": the runtime's world communicator and its
-// collectives as C entry points over dopant::comm. The world is made on first use: `mpi`
-// when the process was started by mpirun (OMPI_COMM_WORLD_SIZE is set), `local` otherwise.
-// Every collective gives up after 60 s with DPT_DEADLINE_EXCEEDED.
+// collectives as C entry points over dopant::comm. The world's backend is chosen in
+// world_communicator.cpp. Every collective gives up after the world's timeout (60 s) with
+// DPT_DEADLINE_EXCEEDED.
 #include "host_services.hpp"
 
 #include "error.hpp"
 
 #include <dopant/comm.h>
 
-#include <cstdlib>
 #include <cstring>
 
 namespace dopant {
 namespace {
-
-constexpr std::chrono::seconds collective_timeout{60};
 
 comm::Communicator& of(dpt_comm* handle) { return *reinterpret_cast<comm::Communicator*>(handle); }
 const comm::Communicator& of(const dpt_comm* handle) { return *reinterpret_cast<const comm::Communicator*>(handle); }
@@ -52,7 +49,9 @@ dpt_error* comm_world(const dpt_host* host, dpt_comm** out) {
   return guard([&] { *out = reinterpret_cast<dpt_comm*>(&services_of(host).world_communicator()); });
 }
 const char* comm_backend(const dpt_host*, const dpt_comm* handle) {
-  return handle == nullptr ? "" : of(handle).backend() == "mpi" ? "mpi" : "local";
+  if (handle == nullptr) return "";
+  const std::string backend = of(handle).backend();
+  return backend == "mpi" ? "mpi" : backend == "nccl" ? "nccl" : "local";
 }
 uint32_t comm_rank(const dpt_host*, const dpt_comm* handle) { return handle == nullptr ? 0 : of(handle).rank(); }
 uint32_t comm_size(const dpt_host*, const dpt_comm* handle) { return handle == nullptr ? 0 : of(handle).size(); }
@@ -112,14 +111,6 @@ const dpt_host_comm_v1 comm_table = {
     comm_all_gather_v,       comm_all_to_all_v,  comm_split,        comm_destroy};
 
 }  // namespace
-
-comm::Communicator& HostServices::world_communicator() {
-  std::call_once(world_once_, [this] {
-    world_ = std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr ? comm::make_mpi_world_communicator(collective_timeout)
-                                                            : comm::make_local_communicator();
-  });
-  return *world_;
-}
 
 const void* host_extension(const char* id) {
   if (id != nullptr && std::strcmp(id, DPT_HOST_COMM) == 0) return &comm_table;

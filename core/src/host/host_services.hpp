@@ -51,7 +51,12 @@ class HostServices {
 
   std::atomic<bool> cancelled{false};
 
-  // The run's world communicator, made on first use (host_comm.cpp). Throws comm::CommError.
+  // The backend of the world communicator: "auto", "local", "mpi" or "nccl" (a run file's
+  // [run] comm; world_communicator.cpp, docs/parallelism.md). Refuses now, with Error, what
+  // cannot work here; once the world is made, only the same backend again.
+  void set_comm(const std::string& backend);
+  // The run's world communicator, made on first use with the chosen backend (default
+  // "auto"). Throws Error or comm::CommError.
   comm::Communicator& world_communicator();
 
  private:
@@ -63,7 +68,11 @@ class HostServices {
   dpt_log_level log_level_;
   mutable std::mutex metrics_lock_;
   std::vector<MetricRecord> metrics_;
-  std::once_flag world_once_;
+  std::mutex world_lock_;
+  std::string comm_backend_ = "auto";
+  // NCCL's ranks meet through the bootstrap (mpi or local), which outlives the world: the
+  // mpi world finalizes MPI when destroyed.
+  std::unique_ptr<comm::Communicator> world_bootstrap_;
   std::unique_ptr<comm::Communicator> world_;
 };
 

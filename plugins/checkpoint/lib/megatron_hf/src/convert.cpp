@@ -3,6 +3,8 @@
 
 #include "dopant/megatron_hf/strategies.hpp"
 
+#include <dopant/sdk/errors.hpp>
+
 #include <stdexcept>
 
 namespace dopant::megatron_hf {
@@ -22,6 +24,21 @@ void add_task(safetensors::Writer& writer, const std::vector<OutputTensor>& plan
     writer.add(t.name, tensor);
     data += t.bytes;
   }
+}
+
+void check_cancelled(const ConvertOptions& options) {
+  if (options.is_cancelled && options.is_cancelled()) {
+    sdk::fail(DPT_CANCELLED, "the conversion was cancelled; nothing was left behind");
+  }
+}
+
+std::vector<safetensors::Writer::Planned> writing_order(const std::vector<OutputTensor>& plan,
+                                                        const std::vector<Task>& tasks) {
+  std::vector<safetensors::Writer::Planned> order;
+  for (const Task& task : tasks) {
+    for (size_t index : task.tensors) order.push_back({plan[index].name, plan[index].dtype, plan[index].shape});
+  }
+  return order;
 }
 
 void convert(const ChunkSource& source, const std::vector<OutputTensor>& plan, safetensors::Writer& writer,

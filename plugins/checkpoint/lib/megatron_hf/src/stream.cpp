@@ -1,11 +1,12 @@
-// The `stream` strategy (see convert.hpp): each task's HF tensors are read straight from the
-// stored chunks, piece by piece, with pread at the chunk's byte offset in its file (a task's
-// reads sorted by file offset): an expert's gate, up and down each come from their own
-// byte range, never from a whole materialized tensor. Workers take tasks in order (largest
-// first) from a shared counter and hand them to the writer in that same order, so the
-// output matches `gather` byte for byte; a worker holds one task's buffer until it is
-// written, which bounds memory by workers x the largest task. The first failure stops
-// every worker and is rethrown.
+// The `stream` strategy (see convert.hpp). The output is planned before any byte is read:
+// the writer is told every HF tensor in task order (the order in which `gather` adds them,
+// so both lay out the same shards) and creates each shard at its final size with its
+// header. Workers then take tasks, largest first, from a shared counter, and copy each
+// task's pieces from the stored chunks' files straight to their final place in the shards
+// (Writer::copy: copy_file_range, in the kernel, in blocks of kCopyBlockBytes), in file
+// order within a task. Nothing is held in this process's memory; each byte is written once.
+// Between blocks a worker polls the cancel predicate and stops once another worker failed;
+// the first failure is rethrown, and the writer, never finalized, removes its folder.
 #include "dopant/megatron_hf/pieces.hpp"
 #include "dopant/megatron_hf/strategies.hpp"
 
@@ -16,20 +17,23 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <exception>
 #include <map>
-#include <memory>
 #include <mutex>
 #include <thread>
 
 namespace dopant::megatron_hf {
 namespace {
 
-struct Read {
+// Bytes copied between two polls of the cancel predicate.
+constexpr uint64_t kCopyBlockBytes = 64ull << 20;
+
+// One piece of a task: a byte range of a chunk's file and where it goes in the output.
+struct Copy {
   const checkpoint_io::InputFile* file;
   uint64_t offset, bytes;
-  char* into;
+  size_t tensor;        // index in the writer's plan
+  uint64_t out_offset;  // bytes from that tensor's first byte
 };
 
 }  // namespace
@@ -52,57 +56,55 @@ void convert_stream(const ChunkSource& source, const std::vector<OutputTensor>& 
       if (files.count(chunk.file) == 0) files.emplace(chunk.file, checkpoint_io::InputFile(chunk.file));
     }
   }
+  writer.plan(writing_order(plan, tasks));
+  // first[t]: the writer's index of task t's first tensor (its tensors follow in order).
+  std::vector<size_t> first(tasks.size() + 1, 0);
+  for (size_t t = 0; t < tasks.size(); ++t) first[t + 1] = first[t] + tasks[t].tensors.size();
   uint64_t total = 0;
   for (const Task& task : tasks) total += task.bytes;
 
   std::atomic<size_t> next_task{0};
-  std::mutex mutex;
-  std::condition_variable turn;
-  size_t next_commit = 0;  // the task the writer takes next
+  std::atomic<bool> stop{false};
+  std::mutex mutex;  // guards failure, done and the progress callback
   uint64_t done = 0;
   std::exception_ptr failure;
 
-  const auto work = [&] {
-    for (;;) {
-      const size_t t = next_task.fetch_add(1);
-      if (t >= tasks.size()) return;
-      try {
-        {
-          const std::lock_guard<std::mutex> lock(mutex);
-          if (failure) return;
-        }
-        const Task& task = tasks[t];
-        const std::unique_ptr<char[]> data(new char[task.bytes]);  // every byte is read into
-        // The task's reads, done in file order: a task's tensors come from all over a file.
-        std::vector<Read> reads;
-        uint64_t at = 0;
-        for (size_t index : task.tensors) {
-          const OutputTensor& out = plan[index];
-          const auto& chunks = tensors[out.source].chunks;
-          for (const Piece& piece : plan_pieces(out, tensors[out.source].shape, chunks)) {
-            const auto& chunk = chunks[piece.chunk];
-            reads.push_back({&files.at(chunk.file), chunk.byte_offset + piece.chunk_offset, piece.bytes,
-                             data.get() + at + piece.out_offset});
-          }
-          at += out.bytes;
-        }
-        std::sort(reads.begin(), reads.end(), [](const Read& a, const Read& b) {
-          return a.file != b.file ? a.file->path() < b.file->path() : a.offset < b.offset;
-        });
-        for (const Read& read : reads) read.file->read(read.into, read.bytes, read.offset);
-        std::unique_lock<std::mutex> lock(mutex);
-        turn.wait(lock, [&] { return next_commit == t || failure; });
-        if (failure) return;
-        add_task(writer, plan, task, data.get());
-        ++next_commit;
-        done += task.bytes;
+  const auto copy_task = [&](size_t t) {
+    const Task& task = tasks[t];
+    std::vector<Copy> copies;
+    for (size_t k = 0; k < task.tensors.size(); ++k) {
+      const OutputTensor& out = plan[task.tensors[k]];
+      const auto& chunks = tensors[out.source].chunks;
+      for (const Piece& piece : plan_pieces(out, tensors[out.source].shape, chunks)) {
+        const auto& chunk = chunks[piece.chunk];
+        copies.push_back({&files.at(chunk.file), chunk.byte_offset + piece.chunk_offset, piece.bytes, first[t] + k,
+                          piece.out_offset});
+      }
+    }
+    // In file order: a task's tensors come from all over a file.
+    std::sort(copies.begin(), copies.end(), [](const Copy& a, const Copy& b) {
+      return a.file != b.file ? a.file->path() < b.file->path() : a.offset < b.offset;
+    });
+    for (const Copy& copy : copies) {
+      for (uint64_t at = 0; at < copy.bytes; at += kCopyBlockBytes) {
+        if (stop) return;
+        check_cancelled(options);
+        const uint64_t bytes = std::min(kCopyBlockBytes, copy.bytes - at);
+        writer.copy(copy.tensor, copy.out_offset + at, *copy.file, copy.offset + at, bytes);
+        const std::lock_guard<std::mutex> lock(mutex);
+        done += bytes;
         if (options.progress) options.progress(done, total);
-        turn.notify_all();
+      }
+    }
+  };
+  const auto work = [&] {
+    for (size_t t = next_task++; t < tasks.size() && !stop; t = next_task++) {
+      try {
+        copy_task(t);
       } catch (...) {
         const std::lock_guard<std::mutex> lock(mutex);
         if (!failure) failure = std::current_exception();
-        turn.notify_all();
-        return;
+        stop = true;
       }
     }
   };

@@ -1,9 +1,11 @@
 // `dopant convert --from megatron --to hf --model MODEL SRC DST`: a Megatron checkpoint
 // (its root or one iter_* folder) to a Hugging Face safetensors folder, all or nothing.
-// The safetensors writer builds the output in a hidden folder beside DST, which the
-// interrupt cleanup removes on SIGINT/SIGTERM/SIGHUP and its destructor on any failure,
-// and renames it into place at the end. An existing DST is refused unless --force; then
-// the new folder is swapped in with one atomic exchange and the old one removed.
+// The safetensors writer builds the output in a hidden folder beside DST, which its
+// destructor removes on any failure, and renames it into place at the end. SIGINT, SIGTERM
+// and SIGHUP are the conversion's cancel predicate (InterruptGrace): the workers stop
+// between blocks, the writer removes its folder, and dopant then ends by the signal. An
+// existing DST is refused unless --force; then the new folder is swapped in with one
+// atomic exchange and the old one removed.
 #include "commands.hpp"
 
 #include <dopant/megatron_hf/convert.hpp>
@@ -11,6 +13,7 @@
 #include <dopant/megatron_hf/source.hpp>
 #include <dopant/safetensors/writer.hpp>
 #include <dopant/sdk/errors.hpp>
+#include <dopant/support/child_processes.hpp>
 #include <dopant/support/text.hpp>
 
 #include <fcntl.h>
@@ -111,6 +114,10 @@ int command_convert(const Options& options) {
   args = mhf::with_checkpoint_args(args, recorded);
   const std::vector<mhf::OutputTensor> plan = mhf::plan_hf(source->listing(), args);
   if (isatty(STDERR_FILENO)) convert.progress = draw_progress;
+  // A signal cancels the conversion; the cleanup waits for this guard, which outlives the
+  // writer and the --force swap, so neither a temporary folder nor a half-swapped DST stays.
+  const InterruptGrace grace(10);
+  convert.is_cancelled = InterruptGrace::requested;
   // With --force the new folder is written beside DST, then swapped with it.
   const fs::path target = replace ? destination.parent_path() / ("." + destination.filename().string() +
                                                                  ".convert-" + std::to_string(getpid()))

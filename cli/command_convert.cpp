@@ -5,9 +5,12 @@
 // and SIGHUP are the conversion's cancel predicate (InterruptGrace): the workers stop
 // between blocks, the writer removes its folder, and dopant then ends by the signal. An
 // existing DST is refused unless --force; then the new folder is swapped in with one
-// atomic exchange and the old one removed.
+// atomic exchange and the old one removed. Under mpirun the ranks convert together through
+// the host's world communicator (`stream`; DST on a filesystem every rank sees): each
+// copies its share of the tasks, rank 0 writes the index, renames, and prints.
 #include "commands.hpp"
 
+#include <dopant/comm.h>
 #include <dopant/megatron_hf/convert.hpp>
 #include <dopant/megatron_hf/mapping.hpp>
 #include <dopant/megatron_hf/source.hpp>
@@ -22,6 +25,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -108,12 +112,24 @@ int command_convert(const Options& options) {
     sdk::fail(DPT_ALREADY_EXISTS, destination.string() + ": already exists (give --force to replace it)");
   }
 
+  // Under mpirun, the world communicator of a runtime's host; alone, none.
+  std::unique_ptr<Runtime> runtime;
+  bool leader = true;  // the rank that finalizes, swaps and prints
+  if (std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr) {
+    runtime = std::make_unique<Runtime>(options);
+    convert.host = dpt_runtime_host(runtime->get());
+    const auto* comm = static_cast<const dpt_host_comm_v1*>(convert.host->get_extension(convert.host, DPT_HOST_COMM));
+    if (comm == nullptr) throw std::runtime_error("mpirun: this dopant has no host communicator");
+    sdk::check(convert.host, comm->world(convert.host, &convert.comm));
+    leader = comm->rank(convert.host, convert.comm) == 0;
+  }
+
   const std::unique_ptr<mhf::ChunkSource> source = mhf::open_megatron(source_path);
   sdk::Metadata recorded = source->listing().metadata;
   recorded.insert(recorded.end(), source->saved_args.begin(), source->saved_args.end());
   args = mhf::with_checkpoint_args(args, recorded);
   const std::vector<mhf::OutputTensor> plan = mhf::plan_hf(source->listing(), args);
-  if (isatty(STDERR_FILENO)) convert.progress = draw_progress;
+  if (leader && isatty(STDERR_FILENO)) convert.progress = draw_progress;
   // A signal cancels the conversion; the cleanup waits for this guard, which outlives the
   // writer and the --force swap, so neither a temporary folder nor a half-swapped DST stays.
   const InterruptGrace grace(10);
@@ -124,7 +140,8 @@ int command_convert(const Options& options) {
                                   : destination;
   safetensors::Writer writer(target.string(), max_shard_bytes, {{"format", "pt"}}, nullptr);
   mhf::convert(*source, plan, writer, convert);
-  writer.finalize();
+  mhf::finish(writer, convert);
+  if (!leader) return 0;
   if (replace) {
     if (::renameat2(AT_FDCWD, target.c_str(), AT_FDCWD, destination.c_str(), RENAME_EXCHANGE) != 0) {
       const std::string why = std::strerror(errno);

@@ -7,7 +7,14 @@
 // order within a task. Nothing is held in this process's memory; each byte is written once.
 // Between blocks a worker polls the cancel predicate and stops once another worker failed;
 // the first failure is rethrown, and the writer, never finalized, removes its folder.
+//
+// Across ranks (options.comm), every rank makes the same plan and tasks from the same
+// listing; rank 0's writer creates the shards and broadcasts its folder, the others join
+// it, and rank r copies tasks r, r + size, ... (largest first, dealt round-robin). Each
+// rank fsyncs what it put; then all agree, by a sum of failures, whether every rank
+// succeeded, and all throw if one did not (rank 0's writer then removes the folder).
 #include "dopant/megatron_hf/pieces.hpp"
+#include "dopant/megatron_hf/ranks.hpp"
 #include "dopant/megatron_hf/strategies.hpp"
 
 #include <dopant/checkpoint_io/input_file.hpp>
@@ -56,18 +63,36 @@ void convert_stream(const ChunkSource& source, const std::vector<OutputTensor>& 
       if (files.count(chunk.file) == 0) files.emplace(chunk.file, checkpoint_io::InputFile(chunk.file));
     }
   }
-  writer.plan(writing_order(plan, tasks));
+  Ranks ranks(options.host, options.comm);
+  const std::vector<safetensors::Writer::Planned> order = writing_order(plan, tasks);
+  std::exception_ptr failure;  // this rank's first failure
+  std::string folder;          // rank 0's, where every rank puts its share
+  if (ranks.rank() == 0) {
+    try {
+      writer.plan(order);
+      folder = writer.folder();
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  }
+  folder = ranks.broadcast(folder, 0);
+  if (failure) std::rethrow_exception(failure);
+  if (folder.empty()) sdk::fail(DPT_INTERNAL, "rank 0 could not lay out the output; nothing was written");
+
   // first[t]: the writer's index of task t's first tensor (its tensors follow in order).
   std::vector<size_t> first(tasks.size() + 1, 0);
   for (size_t t = 0; t < tasks.size(); ++t) first[t + 1] = first[t] + tasks[t].tensors.size();
+  std::vector<size_t> mine;  // this rank's tasks, largest first
   uint64_t total = 0;
-  for (const Task& task : tasks) total += task.bytes;
+  for (size_t t = ranks.rank(); t < tasks.size(); t += ranks.size()) {
+    mine.push_back(t);
+    total += tasks[t].bytes;
+  }
 
-  std::atomic<size_t> next_task{0};
+  std::atomic<size_t> next{0};
   std::atomic<bool> stop{false};
   std::mutex mutex;  // guards failure, done and the progress callback
   uint64_t done = 0;
-  std::exception_ptr failure;
 
   const auto copy_task = [&](size_t t) {
     const Task& task = tasks[t];
@@ -98,9 +123,9 @@ void convert_stream(const ChunkSource& source, const std::vector<OutputTensor>& 
     }
   };
   const auto work = [&] {
-    for (size_t t = next_task++; t < tasks.size() && !stop; t = next_task++) {
+    for (size_t i = next++; i < mine.size() && !stop; i = next++) {
       try {
-        copy_task(t);
+        copy_task(mine[i]);
       } catch (...) {
         const std::lock_guard<std::mutex> lock(mutex);
         if (!failure) failure = std::current_exception();
@@ -108,11 +133,24 @@ void convert_stream(const ChunkSource& source, const std::vector<OutputTensor>& 
       }
     }
   };
-  std::vector<std::thread> workers;
-  for (unsigned w = 1; w < std::max(1u, options.workers); ++w) workers.emplace_back(work);
-  work();
-  for (std::thread& worker : workers) worker.join();
+  uint64_t put = 0;  // bytes a joined rank put, fsynced
+  try {
+    if (ranks.rank() != 0) writer.join(folder, order);
+    std::vector<std::thread> workers;
+    for (unsigned w = 1; w < std::max(1u, options.workers); ++w) workers.emplace_back(work);
+    work();
+    for (std::thread& worker : workers) worker.join();
+    if (!failure && ranks.rank() != 0) put = writer.sync_put();
+  } catch (...) {
+    if (!failure) failure = std::current_exception();
+  }
+  const uint64_t failed_ranks = ranks.sum(failure ? 1 : 0);
+  const uint64_t put_elsewhere = ranks.sum(put);
   if (failure) std::rethrow_exception(failure);
+  if (failed_ranks > 0) {
+    sdk::fail(DPT_INTERNAL, std::to_string(failed_ranks) + " other rank(s) failed; nothing was written");
+  }
+  if (ranks.rank() == 0) writer.count_put_elsewhere(put_elsewhere);
 }
 
 }  // namespace dopant::megatron_hf

@@ -229,11 +229,20 @@ void Writer::close_shard() {
   shard_bytes_ = 0;
 }
 
-void Writer::plan(const std::vector<Planned>& tensors) {
+void Writer::plan(const std::vector<Planned>& tensors) { lay_out(tensors, ""); }
+
+void Writer::join(const std::string& folder, const std::vector<Planned>& tensors) {
+  sdk::require(!folder.empty(), destination_ + ": join needs the planning writer's folder");
+  lay_out(tensors, folder);
+}
+
+// plan (folder empty) or join (folder: the planning writer's).
+void Writer::lay_out(const std::vector<Planned>& tensors, const std::string& folder) {
   if (failed_) sdk::fail(DPT_FAILED_PRECONDITION, destination_ + ": the writer failed earlier; abort it");
   sdk::require(!planned_ && names_.empty(), destination_ + ": plan must come once, before any add");
   failed_ = true;  // until this call succeeds
   planned_ = true;
+  joined_ = !folder.empty();
   // The shards' headers, split as add() splits them: shard_ is the open one.
   std::vector<Header> shards;
   for (const Planned& planned : tensors) {
@@ -262,29 +271,47 @@ void Writer::plan(const std::vector<Planned>& tensors) {
   shards.push_back(std::move(shard_));
   shard_ = Header{};
   shard_bytes_ = 0;
+  if (joined_) folder_.reset();  // its own folder, still empty, goes; the files are the planner's
 
   // Each shard under its final name: its blocks reserved (so a full disk fails here, not
-  // halfway), its head written; its tensors' data starts right after the head.
+  // halfway), its head written; its tensors' data starts right after the head. A joining
+  // writer opens the files the planning one made.
   std::vector<uint64_t> data_start;
   for (size_t i = 0; i < shards.size(); ++i) {
     Header& header = shards[i];
     header.metadata = metadata_;
     const std::string head = shard_head(header_text(header));
     const uint64_t size = head.size() + (header.tensors.empty() ? 0 : header.tensors.back().end);
-    const std::string path = (fs::path(folder_->path()) / shard_name(i, shards.size())).string();
-    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) io_failure(path, "create");
+    const std::string path = (fs::path(joined_ ? folder : folder_->path()) / shard_name(i, shards.size())).string();
+    const int fd = ::open(path.c_str(), joined_ ? O_WRONLY | O_CLOEXEC : O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) io_failure(path, joined_ ? "open" : "create");
     planned_fds_.push_back(fd);
     shard_files_.push_back(path);
-    if (size > 0 && ::fallocate(fd, 0, 0, static_cast<off_t>(size)) != 0) {
-      if (errno != EOPNOTSUPP || ::ftruncate(fd, static_cast<off_t>(size)) != 0) io_failure(path, "reserve space");
+    if (!joined_) {
+      if (size > 0 && ::fallocate(fd, 0, 0, static_cast<off_t>(size)) != 0) {
+        if (errno != EOPNOTSUPP || ::ftruncate(fd, static_cast<off_t>(size)) != 0) io_failure(path, "reserve space");
+      }
+      pwrite_all(fd, head.data(), head.size(), 0, path);
     }
-    pwrite_all(fd, head.data(), head.size(), 0, path);
     data_start.push_back(head.size());
   }
   for (Place& place : places_) place.at += data_start[place.shard];
   failed_ = false;
 }
+
+const std::string& Writer::folder() const {
+  sdk::require(folder_ != nullptr, destination_ + ": a joined writer has no folder of its own");
+  return folder_->path();
+}
+
+uint64_t Writer::sync_put() {
+  for (size_t i = 0; i < planned_fds_.size(); ++i) {
+    if (::fsync(planned_fds_[i]) != 0) io_failure(shard_files_[i], "fsync");
+  }
+  return put_bytes_;
+}
+
+void Writer::count_put_elsewhere(uint64_t bytes) { put_bytes_ += bytes; }
 
 const Writer::Place& Writer::place_of(size_t index, uint64_t offset, uint64_t bytes) const {
   sdk::require(planned_ && index < places_.size(), destination_ + ": no planned tensor " + std::to_string(index));
@@ -315,6 +342,7 @@ void Writer::copy(size_t index, uint64_t offset, const checkpoint_io::InputFile&
 
 void Writer::finalize() {
   if (failed_) sdk::fail(DPT_FAILED_PRECONDITION, destination_ + ": the writer failed earlier; abort it");
+  sdk::require(!joined_, destination_ + ": a joined writer is finalized by the writer that planned");
   failed_ = true;
   check_cancelled();
   const fs::path folder = folder_->path();
@@ -325,9 +353,7 @@ void Writer::finalize() {
       sdk::fail(DPT_INTERNAL, destination_ + ": " + std::to_string(put_bytes_) + " bytes were put of the " +
                                   std::to_string(total_bytes_) + " the planned tensors hold");
     }
-    for (size_t i = 0; i < count; ++i) {
-      if (::fsync(planned_fds_[i]) != 0) io_failure(shard_files_[i], "fsync");
-    }
+    sync_put();
   } else {
     for (size_t i = 0; i < count; ++i) rename_or_fail(shard_files_[i], (folder / shard_name(i, count)).string());
   }

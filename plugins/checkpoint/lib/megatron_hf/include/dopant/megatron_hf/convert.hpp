@@ -13,6 +13,8 @@
 #include "dopant/megatron_hf/mapping.hpp"
 #include "dopant/megatron_hf/source.hpp"
 
+#include <dopant/comm.h>
+
 #include <dopant/safetensors/writer.hpp>
 
 #include <cstdint>
@@ -41,6 +43,11 @@ struct ConvertOptions {
   // Polled between blocks of work (from any worker thread); once it answers true the
   // conversion stops and throws sdk::Error(DPT_CANCELLED). May be empty.
   std::function<bool()> is_cancelled;
+  // Ranks converting together (`stream` only): the host's communicator (dopant.host.comm/1,
+  // the world of an mpirun), each rank with its own writer for the same destination on a
+  // filesystem they share. Null: this process alone.
+  const dpt_host* host = nullptr;
+  dpt_comm* comm = nullptr;
 };
 
 // The strategy names, for messages: "gather, stream".
@@ -50,5 +57,9 @@ std::string strategy_names();
 // std::invalid_argument for an unknown strategy, sdk::Error for a failed read.
 void convert(const ChunkSource& source, const std::vector<OutputTensor>& plan, safetensors::Writer& writer,
              const ConvertOptions& options);
+
+// Finalizes the writer convert() filled. Alone: writer.finalize(). Across ranks: rank 0
+// finalizes (the index, the rename into place) and every rank returns, or throws, with it.
+void finish(safetensors::Writer& writer, const ConvertOptions& options);
 
 }  // namespace dopant::megatron_hf

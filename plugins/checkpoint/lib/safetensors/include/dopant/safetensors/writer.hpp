@@ -59,6 +59,17 @@ class Writer {
   void write(size_t index, uint64_t offset, const void* data, uint64_t bytes);
   void copy(size_t index, uint64_t offset, const checkpoint_io::InputFile& from, uint64_t from_offset, uint64_t bytes);
 
+  // Several processes filling one planned output (ranks on a shared filesystem): one writer
+  // plans; the others, given its folder() and the same tensors, join: they open its shard
+  // files, drop their own (empty) folder, and put their share with write and copy. Each
+  // joined writer then sync_put()s (fsync; returns the bytes it put) and is destroyed
+  // without finalize; the planning writer counts those bytes (count_put_elsewhere) and
+  // finalizes. Whether every process succeeded is for the caller to agree on first.
+  void join(const std::string& folder, const std::vector<Planned>& tensors);
+  const std::string& folder() const;  // the temporary folder (not for a joined writer)
+  uint64_t sync_put();
+  void count_put_elsewhere(uint64_t bytes);
+
   // Writes the last shard (planned: fsyncs every shard) and the index and renames the
   // folder to the destination.
   void finalize();
@@ -70,6 +81,7 @@ class Writer {
     uint64_t at, bytes;
   };
 
+  void lay_out(const std::vector<Planned>& tensors, const std::string& folder);
   TensorEntry checked_entry(const std::string& name, const DLTensor& tensor, const std::string& label) const;
   bool starts_new_shard(uint64_t bytes) const;
   const Place& place_of(size_t index, uint64_t offset, uint64_t bytes) const;
@@ -97,6 +109,7 @@ class Writer {
 
   // Planned mode: the shards' open files and each tensor's place; bytes put so far.
   bool planned_ = false;
+  bool joined_ = false;
   std::vector<int> planned_fds_;
   std::vector<Place> places_;
   std::atomic<uint64_t> put_bytes_{0};

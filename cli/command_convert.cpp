@@ -2,14 +2,19 @@
 // (its root or one iter_* folder) to a Hugging Face safetensors folder, all or nothing, by a
 // conversion strategy: a checkpoint plugin with the "dopant.checkpoint.convert/1"
 // extension, loaded by id through the runtime (`gather`, `stream`, or one on --plugin-path).
-// The plugin writes into a temporary folder beside DST that this process owns, so the
-// interrupt cleanup removes it, with whatever the plugin left inside, on SIGINT, SIGTERM and
-// SIGHUP, and its destructor on any failure; it is renamed into place at the end. An
-// existing DST is refused unless --force; then the new folder is swapped in with one atomic
-// exchange and the old one removed.
+// The plugin writes into a temporary folder beside DST that this process owns; it is
+// renamed into place at the end, and removed on any failure. SIGINT, SIGTERM and SIGHUP
+// cancel the runtime (InterruptGrace): the plugin sees host->is_cancelled between blocks,
+// stops its workers and removes what it wrote, the temporary folder goes, and dopant then
+// ends by the signal. An existing DST is refused unless --force; then the new folder is
+// swapped in with one atomic exchange and the old one removed. Under mpirun the ranks
+// convert together through the host's world communicator (`stream`; DST on a filesystem
+// every rank sees): each copies its share of the tasks, rank 0 writes the index, renames,
+// and prints.
 #include "commands.hpp"
 
 #include <dopant/checkpoint.h>
+#include <dopant/comm.h>
 #include <dopant/sdk/errors.hpp>
 #include <dopant/support/c_api_errors.hpp>
 #include <dopant/support/child_processes.hpp>
@@ -20,12 +25,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <memory>
 #include <stdexcept>
+#include <thread>
 
 namespace dopant::cli {
 namespace {
@@ -106,6 +114,39 @@ void draw_progress(void*, uint64_t done, uint64_t total) {
   std::fflush(stderr);
 }
 
+// While it lives, a signal that InterruptGrace saw cancels the runtime, so that the strategy
+// plugin stops at its next poll of host->is_cancelled.
+class CancelOnInterrupt {
+ public:
+  explicit CancelOnInterrupt(dpt_runtime* runtime)
+      : watcher_([this, runtime] {
+          while (!done_) {
+            if (InterruptGrace::requested()) return dpt_runtime_cancel(runtime);
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+          }
+        }) {}
+  ~CancelOnInterrupt() {
+    done_ = true;
+    watcher_.join();
+  }
+  CancelOnInterrupt(const CancelOnInterrupt&) = delete;
+  CancelOnInterrupt& operator=(const CancelOnInterrupt&) = delete;
+
+ private:
+  std::atomic<bool> done_{false};
+  std::thread watcher_;
+};
+
+// Whether this process is rank 0 of the host's world (always, outside mpirun).
+bool leads_world(dpt_runtime* runtime) {
+  const dpt_host* host = dpt_runtime_host(runtime);
+  const auto* comm = static_cast<const dpt_host_comm_v1*>(host->get_extension(host, DPT_HOST_COMM));
+  if (comm == nullptr) return true;
+  dpt_comm* world = nullptr;
+  sdk::check(host, comm->world(host, &world));
+  return comm->rank(host, world) == 0;
+}
+
 }  // namespace
 
 int command_convert(const Options& options) {
@@ -140,9 +181,13 @@ int command_convert(const Options& options) {
   }
 
   Runtime runtime(options);
+  const bool leader = leads_world(runtime.get());  // the rank that swaps DST in and prints
   const auto instance = create_strategy(runtime.get(), strategy, params);
   const auto& table = *static_cast<const dpt_checkpoint_convert_v1*>(
       dpt_plugin_instance_info(instance.get())->descriptor->get_extension(DPT_EXT_CHECKPOINT_CONVERT));
+  // The cleanup waits for this guard, which outlives the work folder and the --force swap,
+  // so neither a temporary folder nor a half-swapped DST stays after a signal.
+  const InterruptGrace grace(10);
   const fs::path parent = destination.has_parent_path() ? destination.parent_path() : fs::path(".");
   TemporaryFolder work(parent.string(), "." + destination.filename().string() + ".convert");
   const fs::path target = fs::path(work.path()) / "out";
@@ -161,8 +206,12 @@ int command_convert(const Options& options) {
   args.setting_keys = keys.data();
   args.setting_values = values.data();
   args.max_shard_bytes = max_shard_bytes;
-  if (isatty(STDERR_FILENO)) args.progress = draw_progress;
-  throw_if_error(table.convert(dpt_plugin_instance_handle(instance.get()), &args), strategy);
+  if (leader && isatty(STDERR_FILENO)) args.progress = draw_progress;
+  {
+    const CancelOnInterrupt cancel(runtime.get());
+    throw_if_error(table.convert(dpt_plugin_instance_handle(instance.get()), &args), strategy);
+  }
+  if (!leader) return 0;
   // With --force the old DST is swapped into the work folder, which then removes it.
   if (::renameat2(AT_FDCWD, target.c_str(), AT_FDCWD, destination.c_str(), replace ? RENAME_EXCHANGE : RENAME_NOREPLACE) != 0) {
     const std::string why = std::strerror(errno);

@@ -23,7 +23,7 @@ status=0
 # RLIMIT_AS and seccomp, where the sanitizers' shadow memory and runtime cannot live; and the
 # Open MPI tests, where LeakSanitizer reports Open MPI's own allocations in its unloaded
 # components, which no suppression by library name can reach.
-ctest --test-dir "$build" --output-on-failure -j2 -E '^(sandbox\.|comm\.mpi\.|parallel\.mpi\.)' || status=$?
+ctest --test-dir "$build" --output-on-failure -j2 -E '^(sandbox\.|comm\.mpi\.|parallel\.mpi\.|checkpoint\.mpi\.)' || status=$?
 if compgen -G "$logs/*" >/dev/null; then
   cat "$logs"/*
   echo "check-sanitized: sanitizer reports above, kept in $logs" >&2

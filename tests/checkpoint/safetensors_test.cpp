@@ -190,6 +190,57 @@ TEST_F(SafetensorsTest, ATensorLargerThanAShardGetsAShardOfItsOwn) {
   EXPECT_EQ(index.at("weight_map").at("c").string(), "model-00003-of-00003.safetensors");
 }
 
+// A planned writer, told the tensors first and given their bytes in pieces, in reverse, from
+// memory and from a file, writes the same files, byte for byte, as add() does.
+TEST_F(SafetensorsTest, APlannedWriterWritesWhatAddWrites) {
+  std::vector<float> big(1024), small(4);
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<float>(i) - 7.5f;
+  for (size_t i = 0; i < small.size(); ++i) small[i] = -static_cast<float>(i);
+  Tensor a(small.data(), sdk::kFloat32, {4}), b(big.data(), sdk::kFloat32, {32, 32}), c(small.data(), sdk::kFloat32, {2, 2});
+  const std::string added = (folder_ / "added").string(), planned = (folder_ / "planned").string();
+  {
+    Writer writer(added, 64, {{"format", "pt"}}, nullptr);  // shards [a] [b] [c], as above
+    writer.add("a", a.view);
+    writer.add("b", b.view);
+    writer.add("c", c.view);
+    writer.finalize();
+  }
+  const std::string source = (folder_ / "big.raw").string();
+  std::ofstream(source, std::ios::binary).write(reinterpret_cast<const char*>(big.data()), 4096);
+  const checkpoint_io::InputFile file(source);
+  {
+    Writer writer(planned, 64, {{"format", "pt"}}, nullptr);
+    writer.plan({{"a", sdk::kFloat32, {4}}, {"b", sdk::kFloat32, {32, 32}}, {"c", sdk::kFloat32, {2, 2}}});
+    writer.write(2, 8, small.data() + 2, 8);
+    writer.write(2, 0, small.data(), 8);
+    writer.copy(1, 1000, file, 1000, 3096);
+    writer.copy(1, 0, file, 0, 1000);
+    writer.write(0, 0, small.data(), 16);
+    EXPECT_THROW(writer.write(0, 8, small.data(), 9), sdk::Error) << "past the end of tensor a";
+    writer.finalize();
+  }
+  size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(added)) {
+    EXPECT_EQ(text_of(entry.path()), text_of(fs::path(planned) / entry.path().filename())) << entry.path();
+    ++files;
+  }
+  EXPECT_EQ(files, 4u);
+  EXPECT_EQ(std::distance(fs::directory_iterator(planned), fs::directory_iterator()), 4);
+}
+
+// A planned writer whose tensors were not all put refuses to finalize, and leaves nothing.
+TEST_F(SafetensorsTest, APlannedWriterMissingBytesLeavesNothing) {
+  std::vector<float> values(4, 1.0f);
+  {
+    Writer writer((folder_ / "out").string(), 1024, {}, nullptr);
+    writer.plan({{"a", sdk::kFloat32, {4}}, {"b", sdk::kFloat32, {4}}});
+    writer.write(0, 0, values.data(), 16);
+    writer.write(1, 0, values.data(), 12);
+    EXPECT_THROW(writer.finalize(), sdk::Error);
+  }
+  EXPECT_TRUE(fs::is_empty(folder_));
+}
+
 TEST_F(SafetensorsTest, AWriterDestroyedBeforeFinalizeLeavesNothing) {
   std::vector<float> values(1000, 3.0f);
   Tensor view(values.data(), sdk::kFloat32, {1000});

@@ -11,7 +11,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <mutex>
@@ -32,7 +34,13 @@ struct Registry {
   std::set<pid_t> groups;
   std::set<std::string> folders;  // and other paths of remove_on_interrupt
   std::function<void()> deferred;  // defer_next_interrupt's handler, until a signal takes it
+  // An InterruptGrace: whether one lives, how long the cleanup waits for it, and its end.
+  bool graced = false;
+  double grace_seconds = 0;
+  std::condition_variable grace_ended;
 };
+
+std::atomic<bool> interrupt_requested{false};
 
 Registry& registry() {
   static Registry* const instance = new Registry;
@@ -47,9 +55,11 @@ sigset_t interrupt_signals() {
 }
 
 [[noreturn]] void clean_up_and_die(int signal) {
+  interrupt_requested = true;
   {
     Registry& r = registry();
-    std::lock_guard<std::mutex> guard(r.lock);  // held to the end: nothing new starts
+    std::unique_lock<std::mutex> guard(r.lock);  // held to the end, but while waiting: nothing new starts
+    r.grace_ended.wait_for(guard, std::chrono::duration<double>(r.grace_seconds), [&] { return !r.graced; });
     for (pid_t group : r.groups) kill(-group, SIGKILL);
     for (const std::string& folder : r.folders) {
       std::error_code ignored;
@@ -185,6 +195,25 @@ void TemporaryFolder::release() {
   r.folders.erase(path_);
   path_.clear();
 }
+
+InterruptGrace::InterruptGrace(double grace_seconds) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> guard(r.lock);
+  r.graced = true;
+  r.grace_seconds = grace_seconds;
+}
+
+InterruptGrace::~InterruptGrace() {
+  {
+    Registry& r = registry();
+    std::lock_guard<std::mutex> guard(r.lock);
+    r.graced = false;
+    r.grace_ended.notify_all();
+  }
+  while (interrupt_requested) std::this_thread::sleep_for(std::chrono::seconds(1));  // the cleanup ends dopant
+}
+
+bool InterruptGrace::requested() { return interrupt_requested; }
 
 ChildOutcome run_child(const std::vector<std::string>& argv, double timeout_seconds, const std::string& stderr_path) {
   SpawnSetup setup;

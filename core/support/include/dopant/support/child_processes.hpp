@@ -52,6 +52,22 @@ class TemporaryFolder {
 // that one cleans up and ends dopant as usual, so a second Ctrl-C still stops it at once.
 void defer_next_interrupt(std::function<void()> handler);
 
+// While one lives, SIGINT, SIGTERM or SIGHUP first asks the work it guards to stop:
+// requested() turns true, and the cleanup waits (at most `grace_seconds`) for the guard to
+// be destroyed, so that its owner stops its threads and removes its own files in order.
+// Then the cleanup runs as always and ends dopant by the signal. The guard's destructor,
+// once a signal came, does not return: it waits for that end. One guard at a time.
+class InterruptGrace {
+ public:
+  explicit InterruptGrace(double grace_seconds);
+  ~InterruptGrace();
+  InterruptGrace(const InterruptGrace&) = delete;
+  InterruptGrace& operator=(const InterruptGrace&) = delete;
+
+  // [any-thread] Whether one of the three signals has come (never, without the cleanup).
+  static bool requested();
+};
+
 // A path dopant made outside any TemporaryFolder (a socket file), removed if dopant is
 // interrupted until its owner removes it and calls forget_on_interrupt.
 void remove_on_interrupt(const std::string& path);

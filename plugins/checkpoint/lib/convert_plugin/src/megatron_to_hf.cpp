@@ -4,6 +4,7 @@
 // on any failure), progress and cancellation tied to the host and the caller's callback.
 #include "dopant/convert_plugin/megatron_to_hf.hpp"
 
+#include <dopant/comm.h>
 #include <dopant/megatron_hf/convert.hpp>
 #include <dopant/megatron_hf/mapping.hpp>
 #include <dopant/megatron_hf/source.hpp>
@@ -87,6 +88,20 @@ void MegatronToHf::convert(dpt_checkpoint_convert_args& args) {
     options.strategy = options_.strategy;
     options.workers = options_.workers;
     options.block_bytes = options_.task_bytes;
+    options.is_cancelled = [this] { return host_->is_cancelled(host_) != 0; };
+    // Under mpirun the world's ranks convert together (each calls this with its own
+    // destination; rank 0's is the one that is finished).
+    const auto* comm = host_->struct_size >= DPT_HOST_SIZE_1_4 && host_->get_extension != nullptr
+                           ? static_cast<const dpt_host_comm_v1*>(host_->get_extension(host_, DPT_HOST_COMM))
+                           : nullptr;
+    if (comm != nullptr) {
+      dpt_comm* world = nullptr;
+      sdk::check(host_, comm->world(host_, &world));
+      if (comm->size(host_, world) > 1) {
+        options.host = host_;
+        options.comm = world;
+      }
+    }
     // After each task the strategy hands to the writer, one call at a time.
     options.progress = [&](uint64_t done, uint64_t total) {
       cancelled();
@@ -95,10 +110,12 @@ void MegatronToHf::convert(dpt_checkpoint_convert_args& args) {
     const uint64_t max_shard_bytes = args.max_shard_bytes != 0 ? args.max_shard_bytes : kDefaultMaxShardBytes;
     safetensors::Writer writer(destination, max_shard_bytes, {{"format", "pt"}}, host_);
     mhf::convert(*source, plan, writer, options);
-    writer.finalize();
+    mhf::finish(writer, options);
     uint64_t bytes = 0, files = 0;
     for (const mhf::OutputTensor& tensor : plan) bytes += tensor.bytes;
-    for (const auto& entry : fs::directory_iterator(destination)) files += entry.path().extension() == ".safetensors";
+    if (fs::exists(destination)) {  // only where this rank finished the output
+      for (const auto& entry : fs::directory_iterator(destination)) files += entry.path().extension() == ".safetensors";
+    }
     args.tensors_written = plan.size();
     args.bytes_written = bytes;
     args.files_written = files;

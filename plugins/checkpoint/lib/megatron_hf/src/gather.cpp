@@ -31,6 +31,7 @@ void convert_gather(const ChunkSource& source, const std::vector<OutputTensor>& 
   std::map<uint64_t, std::unique_ptr<char[]>> held;  // source index → the whole tensor
   for (const OutputTensor& out : plan) {
     if (held.count(out.source) != 0) continue;
+    check_cancelled(options);
     const auto& tensor = tensors[out.source];
     uint64_t bytes = sdk::element_bytes(tensor.dtype);
     for (int64_t extent : tensor.shape) bytes *= static_cast<uint64_t>(extent);
@@ -52,6 +53,7 @@ void convert_gather(const ChunkSource& source, const std::vector<OutputTensor>& 
   uint64_t done = 0, total = 0;
   for (const Task& task : tasks) total += task.bytes;
   for (const Task& task : tasks) {
+    check_cancelled(options);
     auto data = std::make_unique<char[]>(task.bytes);
     uint64_t at = 0;
     for (size_t index : task.tensors) {

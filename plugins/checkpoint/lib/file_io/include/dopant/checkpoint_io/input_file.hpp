@@ -21,6 +21,7 @@ class InputFile {
 
   const std::string& path() const { return path_; }
   uint64_t size() const { return size_; }  // bytes, at open
+  int descriptor() const { return fd_; }  // for copying ranges in the kernel (copy_file_range)
   // Reads exactly `bytes` at `offset`; a file that ends first is DPT_DATA_LOSS ("truncated").
   void read(void* buffer, uint64_t bytes, uint64_t offset) const;
 

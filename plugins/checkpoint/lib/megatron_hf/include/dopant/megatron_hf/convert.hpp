@@ -4,14 +4,16 @@
 //
 //   gather  materializes every source tensor whole (all chunks, via ChunkSource::read),
 //           then cuts the HF tensors out of memory: the baseline, memory = checkpoint size;
-//   stream  reads each task's pieces straight from the chunks' files (pread at the chunk's
-//           byte offset, each expert's gate, up and down on their own), with N workers
-//           taking tasks largest first; a task's buffer is freed once written, so memory
-//           is at most workers x the largest task.
+//   stream  plans the output's shards up front (each tensor's place is known from the plan)
+//           and copies each task's pieces from the chunks' files straight to their place
+//           in the shards (copy_file_range), N workers taking tasks largest first; no
+//           tensor is held in memory and each byte is written once.
 #pragma once
 
 #include "dopant/megatron_hf/mapping.hpp"
 #include "dopant/megatron_hf/source.hpp"
+
+#include <dopant/comm.h>
 
 #include <dopant/safetensors/writer.hpp>
 
@@ -38,6 +40,14 @@ struct ConvertOptions {
   unsigned workers = 1;             // stream's reading threads
   uint64_t block_bytes = 2ull << 30;
   std::function<void(uint64_t done, uint64_t total)> progress;  // bytes written; may be empty
+  // Polled between blocks of work (from any worker thread); once it answers true the
+  // conversion stops and throws sdk::Error(DPT_CANCELLED). May be empty.
+  std::function<bool()> is_cancelled;
+  // Ranks converting together (`stream` only): the host's communicator (dopant.host.comm/1,
+  // the world of an mpirun), each rank with its own writer for the same destination on a
+  // filesystem they share. Null: this process alone.
+  const dpt_host* host = nullptr;
+  dpt_comm* comm = nullptr;
 };
 
 // The strategy names, for messages: "gather, stream".
@@ -47,5 +57,9 @@ std::string strategy_names();
 // std::invalid_argument for an unknown strategy, sdk::Error for a failed read.
 void convert(const ChunkSource& source, const std::vector<OutputTensor>& plan, safetensors::Writer& writer,
              const ConvertOptions& options);
+
+// Finalizes the writer convert() filled. Alone: writer.finalize(). Across ranks: rank 0
+// finalizes (the index, the rename into place) and every rank returns, or throws, with it.
+void finish(safetensors::Writer& writer, const ConvertOptions& options);
 
 }  // namespace dopant::megatron_hf

@@ -5,14 +5,21 @@
 // `model.safetensors.index.json`) and renames the folder into place. A writer destroyed
 // without finalize, an exception, or SIGINT/SIGTERM/SIGHUP in a process that installed
 // dopant's interrupt cleanup, leaves nothing behind.
+//
+// Two ways to fill it. add() streams tensors one after another: their bytes go to a scratch
+// file per shard until the shard's header is known, then into the shard (written twice).
+// plan() is told every tensor up front: each shard is then created at its final size with
+// its header, and each tensor's bytes are put in place once, from any thread (write, copy).
 #pragma once
 
+#include <dopant/checkpoint_io/input_file.hpp>
 #include <dopant/host.h>
 #include <dopant/sdk/checkpoint.hpp>
 #include <dopant/support/child_processes.hpp>
 
 #include "dopant/safetensors/format.hpp"
 
+#include <atomic>
 #include <memory>
 #include <set>
 #include <string>
@@ -34,10 +41,50 @@ class Writer {
   // Appends a compact host tensor of a dtype the format stores. A name given twice is
   // DPT_ALREADY_EXISTS; after any error the writer only refuses further calls.
   void add(const std::string& name, const DLTensor& tensor);
-  // Writes the last shard and the index and renames the folder to the destination.
+
+  // A tensor announced to plan().
+  struct Planned {
+    std::string name;
+    DLDataType dtype{};
+    std::vector<int64_t> shape;
+  };
+  // Lays out `tensors`, in this order, into shards exactly as add() would, and creates every
+  // shard file under its final name, at its final size, with its header. Once, instead of
+  // add(); refuses what add() refuses (a duplicate name, a dtype the format cannot store).
+  void plan(const std::vector<Planned>& tensors);
+  // [any-thread] After plan(): puts `bytes` bytes at byte `offset` of planned tensor
+  // `index`, from memory, or from byte `from_offset` of a file (in the kernel where it can:
+  // copy_file_range, so the bytes never pass through this process). Each byte of every
+  // tensor must be put exactly once before finalize.
+  void write(size_t index, uint64_t offset, const void* data, uint64_t bytes);
+  void copy(size_t index, uint64_t offset, const checkpoint_io::InputFile& from, uint64_t from_offset, uint64_t bytes);
+
+  // Several processes filling one planned output (ranks on a shared filesystem): one writer
+  // plans; the others, given its folder() and the same tensors, join: they open its shard
+  // files, drop their own (empty) folder, and put their share with write and copy. Each
+  // joined writer then sync_put()s (fsync; returns the bytes it put) and is destroyed
+  // without finalize; the planning writer counts those bytes (count_put_elsewhere) and
+  // finalizes. Whether every process succeeded is for the caller to agree on first.
+  void join(const std::string& folder, const std::vector<Planned>& tensors);
+  const std::string& folder() const;  // the temporary folder (not for a joined writer)
+  uint64_t sync_put();
+  void count_put_elsewhere(uint64_t bytes);
+
+  // Writes the last shard (planned: fsyncs every shard) and the index and renames the
+  // folder to the destination.
   void finalize();
 
  private:
+  // Where a planned tensor's bytes go: a shard file and the file offset of its first byte.
+  struct Place {
+    size_t shard;
+    uint64_t at, bytes;
+  };
+
+  void lay_out(const std::vector<Planned>& tensors, const std::string& folder);
+  TensorEntry checked_entry(const std::string& name, const DLTensor& tensor, const std::string& label) const;
+  bool starts_new_shard(uint64_t bytes) const;
+  const Place& place_of(size_t index, uint64_t offset, uint64_t bytes) const;
   void close_shard();
   void check_cancelled() const;
   void progress() const;
@@ -56,9 +103,16 @@ class Writer {
   Header shard_;
   uint64_t shard_bytes_ = 0;
 
-  std::vector<std::string> shard_files_;                   // closed shards, in order
+  std::vector<std::string> shard_files_;                   // closed (planned: created) shards, in order
   std::vector<std::pair<std::string, size_t>> placement_;  // tensor -> index into shard_files_
   uint64_t total_bytes_ = 0;                               // tensor bytes, all shards
+
+  // Planned mode: the shards' open files and each tensor's place; bytes put so far.
+  bool planned_ = false;
+  bool joined_ = false;
+  std::vector<int> planned_fds_;
+  std::vector<Place> places_;
+  std::atomic<uint64_t> put_bytes_{0};
 };
 
 }  // namespace dopant::safetensors

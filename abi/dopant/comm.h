@@ -2,9 +2,9 @@
  *
  * Found with `host->get_extension(host, DPT_HOST_COMM)` (minor 4; read that slot only when
  * host->struct_size >= DPT_HOST_SIZE_1_4); NULL when the core has none. Backends: `local`
- * (one rank), `mpi` (Open MPI) and, from minor 6, `nccl` (NCCL in CUDA builds; buffers are
- * then device memory of the runtime's GPU); the run file's [run] comm picks the world's, by
- * default `mpi` when the process was started by mpirun and `local` otherwise
+ * (one rank) and `mpi` (Open MPI); from minor 6 the name `nccl` is reserved for an NCCL world
+ * (device buffers), which this core refuses yet. The run file's [run] comm picks the world's
+ * backend, by default `mpi` when the process was started by mpirun and `local` otherwise
  * (docs/parallelism.md). Collectives are blocking; a collective that does not
  * complete within the core's timeout returns DPT_DEADLINE_EXCEEDED instead of hanging, and
  * the communicator is unusable afterwards (docs/parallelism.md).
@@ -30,7 +30,7 @@ typedef struct dpt_host_comm_v1 {
   /* [control-thread] The run's world communicator, owned by the core (never destroy it);
    * valid until the runtime is destroyed. */
   dpt_error* (*world)(const dpt_host* host, dpt_comm** out);
-  /* [any-thread] "local", "mpi" or (minor 6) "nccl", static. */
+  /* [any-thread] "local" or "mpi" (minor 6 reserves "nccl"), static. */
   const char* (*backend)(const dpt_host* host, const dpt_comm* comm);
   uint32_t (*rank)(const dpt_host* host, const dpt_comm* comm);
   uint32_t (*size)(const dpt_host* host, const dpt_comm* comm);

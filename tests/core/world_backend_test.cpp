@@ -1,14 +1,10 @@
 // Choosing the world communicator's backend (HostServices::set_comm, a run file's
 // [run] comm) outside mpirun: `local` and `auto` give one local rank; an unknown backend,
-// `local` when mpirun reports several ranks, `nccl` where NCCL or a GPU is missing, and a
+// `local` when mpirun reports several ranks, `nccl` (not in libdopant yet), and a
 // change once the world is made are refused with messages naming run.comm. (`mpi` and
 // `local` under a real mpirun: tests/parallel, parallel.mpi.comm_*.)
 #include "error.hpp"
 #include "host/host_services.hpp"
-
-#ifdef DOPANT_HAVE_NCCL
-#include <dopant/comm/nccl_communicator.hpp>
-#endif
 
 #include <gtest/gtest.h>
 
@@ -74,22 +70,13 @@ TEST_F(WorldBackend, ChangingTheBackendOfAMadeWorldIsRefused) {
                     "run.comm = \"mpi\": the world communicator is already made with run.comm = \"local\""));
 }
 
-// Never a silent fallback: on this machine's build and GPUs, the one reason nccl cannot run
-// on a "cpu" device.
+// Never a silent fallback: libdopant has no NCCL world (it must load without CUDA
+// libraries), and says so.
 TEST_F(WorldBackend, NcclSaysWhyItCannotRun) {
-#ifndef DOPANT_HAVE_NCCL
-  const Refusal expected{DPT_UNAVAILABLE,
-                         "run.comm = \"nccl\": this dopant was built without NCCL (CUDA builds where CMake finds "
-                         "NCCL have it)"};
-#else
-  const Refusal expected =
-      comm::cuda_device_count() == 0
-          ? Refusal(DPT_UNAVAILABLE, "run.comm = \"nccl\": no CUDA device is visible to this process")
-          : Refusal(DPT_FAILED_PRECONDITION,
-                    "run.comm = \"nccl\" needs [device] kind = \"cuda\" (device cpu:0): NCCL's collectives take "
-                    "GPU memory");
-#endif
-  EXPECT_EQ(refusal("nccl"), expected);
+  EXPECT_EQ(refusal("nccl"),
+            Refusal(DPT_UNAVAILABLE, "run.comm = \"nccl\": libdopant has no NCCL world yet (it must load without CUDA "
+                                     "libraries, and loading the NCCL backend at run time is not done); use \"auto\" "
+                                     "or \"mpi\""));
   EXPECT_EQ(services.world_communicator().backend(), "local");  // the refused choice left "auto"
 }
 

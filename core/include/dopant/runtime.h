@@ -144,13 +144,11 @@ DPT_API dpt_error* dpt_runtime_set_device(dpt_runtime* runtime, const dpt_device
  *   "auto"  `mpi` when mpirun started the process (OMPI_COMM_WORLD_SIZE is set), `local` otherwise;
  *   "local" one rank; refused under mpirun with more than one rank (each would be rank 0);
  *   "mpi"   MPI_COMM_WORLD; outside mpirun a world of one (MPI's singleton);
- *   "nccl"  NCCL on the runtime's device, which must be "cuda" (set it first): collective
- *           buffers are device memory; the ranks meet through the `mpi` world under mpirun.
+ *   "nccl"  refused with DPT_UNAVAILABLE: libdopant has no NCCL world yet.
  * Fails, naming run.comm, with DPT_INVALID_ARGUMENT for an unknown backend or `local` under
- * mpirun with several ranks, DPT_UNAVAILABLE when the build lacks NCCL or no GPU is
- * visible, DPT_FAILED_PRECONDITION for `nccl` on a "cpu" device or once the world is made
- * with another backend (the same one again is fine). A build without MPI refuses `mpi` when
- * the world is made. Until called, "auto". */
+ * mpirun with several ranks, DPT_FAILED_PRECONDITION once the world is made with another
+ * backend (the same one again is fine). A build without MPI refuses `mpi` when the world is
+ * made. Until called, "auto". */
 DPT_API dpt_error* dpt_runtime_set_comm(dpt_runtime* runtime, const char* backend);
 /* Resets the peak of every memory kind to its current value. */
 DPT_API void dpt_runtime_reset_memory_peaks(dpt_runtime* runtime);

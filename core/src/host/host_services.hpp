@@ -70,9 +70,6 @@ class HostServices {
   std::vector<MetricRecord> metrics_;
   std::mutex world_lock_;
   std::string comm_backend_ = "auto";
-  // NCCL's ranks meet through the bootstrap (mpi or local), which outlives the world: the
-  // mpi world finalizes MPI when destroyed.
-  std::unique_ptr<comm::Communicator> world_bootstrap_;
   std::unique_ptr<comm::Communicator> world_;
 };
 

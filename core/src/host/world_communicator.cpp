@@ -2,16 +2,13 @@
 // `auto` is `mpi` when mpirun started the process (OMPI_COMM_WORLD_SIZE is set) and `local`
 // otherwise; `local` is one rank and is refused under mpirun with more ranks, where every
 // rank would believe it is rank 0; `mpi` outside mpirun is MPI's singleton world of one;
-// `nccl` runs on the runtime's CUDA device, its ranks meeting through the `mpi` world under
-// mpirun (`local` otherwise). What cannot work here is refused when chosen, naming run.comm;
-// the world is made on first use.
+// `nccl` is refused: libdopant loads without any CUDA library (optimizer.adamw_runs_without_
+// cuda_runtime), so the NCCL backend (dopant_comm_nccl) is not linked into it, and loading it
+// at run time is not done yet. What cannot work here is refused when chosen, naming
+// run.comm; the world is made on first use.
 #include "host_services.hpp"
 
 #include "error.hpp"
-
-#ifdef DOPANT_HAVE_NCCL
-#include <dopant/comm/nccl_communicator.hpp>
-#endif
 
 #include <cstdlib>
 
@@ -27,22 +24,6 @@ uint32_t mpirun_world_size() {
 }
 
 std::string quoted(const std::string& backend) { return "run.comm = \"" + backend + "\""; }
-
-void check_nccl_available(const DeviceBackend& device) {
-#ifdef DOPANT_HAVE_NCCL
-  if (comm::cuda_device_count() == 0) {
-    throw Error(DPT_UNAVAILABLE, quoted("nccl") + ": no CUDA device is visible to this process");
-  }
-  if (!device.is_gpu()) {
-    throw Error(DPT_FAILED_PRECONDITION, quoted("nccl") + " needs [device] kind = \"cuda\" (device " + device.name() +
-                                             "): NCCL's collectives take GPU memory");
-  }
-#else
-  (void)device;
-  throw Error(DPT_UNAVAILABLE, quoted("nccl") +
-                                   ": this dopant was built without NCCL (CUDA builds where CMake finds NCCL have it)");
-#endif
-}
 
 }  // namespace
 
@@ -62,7 +43,11 @@ void HostServices::set_comm(const std::string& backend) {
                 quoted("local") + " gives every rank a world of its own, but mpirun started " + std::to_string(ranks) +
                     " ranks, each of which would be rank 0: use \"auto\" or \"mpi\"");
   }
-  if (backend == "nccl") check_nccl_available(*device_);
+  if (backend == "nccl") {
+    throw Error(DPT_UNAVAILABLE, quoted("nccl") +
+                                     ": libdopant has no NCCL world yet (it must load without CUDA libraries, and "
+                                     "loading the NCCL backend at run time is not done); use \"auto\" or \"mpi\"");
+  }
   comm_backend_ = backend;
 }
 
@@ -72,12 +57,6 @@ comm::Communicator& HostServices::world_communicator() {
   const bool mpirun = mpirun_world_size() > 0;
   if (comm_backend_ == "mpi" || (comm_backend_ == "auto" && mpirun)) {
     world_ = comm::make_mpi_world_communicator(collective_timeout);
-  } else if (comm_backend_ == "nccl") {
-    check_nccl_available(*device_);  // the device may have changed since set_comm
-#ifdef DOPANT_HAVE_NCCL
-    world_bootstrap_ = mpirun ? comm::make_mpi_world_communicator(collective_timeout) : comm::make_local_communicator();
-    world_ = comm::make_nccl_communicator(*world_bootstrap_, device_->index(), collective_timeout);
-#endif
   } else {
     world_ = comm::make_local_communicator();
   }

@@ -44,14 +44,16 @@ struct Context {
   // would name the child alone, but gVisor does not have it.)
   int child_exits = -1;
   SharedBuffer buffer;  // kShared payloads of both directions
+  // kInline payloads of both directions, kept from one request to the next: in gVisor
+  // every first touch of a fresh page is a trapped fault, and these are the large buffers.
+  std::string inline_request, inline_reply;
 };
 
 // What one request brought: its strings and its payload, which lies in the shared buffer
-// (kShared) or in `inline_payload`.
+// (kShared) or in the context's inline_request.
 struct Incoming {
   Request request;
   std::vector<std::string> strings;
-  std::string inline_payload;
   const char* payload = nullptr;
 };
 
@@ -296,9 +298,9 @@ bool read_request(Context& context, Incoming& in, int attached_fd) {
   if (!receive_bytes(kSocket, strings.data(), strings.size())) return false;
   if (!split_strings(strings, in.strings)) return false;
   if (in.request.transport == kInline) {
-    in.inline_payload.resize(in.request.payload_bytes);
-    in.payload = in.inline_payload.data();
-    return receive_bytes(kSocket, in.inline_payload.data(), in.inline_payload.size());
+    context.inline_request.resize(in.request.payload_bytes);
+    in.payload = context.inline_request.data();
+    return receive_bytes(kSocket, context.inline_request.data(), context.inline_request.size());
   }
   in.payload = context.buffer.data();
   return in.request.payload_bytes <= context.buffer.capacity();
@@ -322,7 +324,7 @@ bool send_reply(Context& context, uint32_t transport, Outgoing& out) {
   out.reply.stdout_bytes = out.out.size();
   out.reply.stderr_bytes = out.err.size();
   const uint64_t streams = out.out.size() + out.err.size();
-  std::string inline_bytes;
+  std::string& inline_bytes = context.inline_reply;
   char* at = nullptr;
   int attached = -1;
   if (transport == kShared) {
@@ -365,6 +367,9 @@ int serve(Context& context) {
           kill_everything_else();
           if (!context.host_workspace) mount_fresh_workspace(context.settings);
           context.buffer.shrink_after_reset();
+          for (std::string* kept : {&context.inline_request, &context.inline_reply}) {
+            if (kept->capacity() > SharedBuffer::kKeptAfterReset) std::string().swap(*kept);
+          }
           break;
       }
     } catch (const sdk::Error& error) {

@@ -40,6 +40,7 @@ int open_component_by_component(int root, const char* path, const open_how& how)
     at += name.size() + (end != nullptr ? 1 : 0);
   }
   if (names.empty()) names.push_back(".");
+  if (names.size() == 1) return openat(root, names[0].c_str(), static_cast<int>(how.flags) | O_NOFOLLOW, static_cast<mode_t>(how.mode));
   int folder = fcntl(root, F_DUPFD_CLOEXEC, 0);
   for (size_t i = 0; folder >= 0 && i + 1 < names.size(); ++i) {
     const int next = openat(folder, names[i].c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
@@ -73,11 +74,15 @@ int open_in_workspace(int root, const char* path, uint64_t flags, uint32_t mode,
   how.flags = flags | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
   how.mode = (flags & O_CREAT) != 0 ? mode : 0;
   how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  static bool kernel_has_openat2 = true;  // asked once: in gVisor each refused call is a trap
   int fd = -1;
-  do {
-    fd = static_cast<int>(syscall(SYS_openat2, root, path, &how, sizeof how));
-  } while (fd < 0 && errno == EAGAIN);
-  if (fd < 0 && errno == ENOSYS) fd = open_component_by_component(root, path, how);
+  if (kernel_has_openat2) {
+    do {
+      fd = static_cast<int>(syscall(SYS_openat2, root, path, &how, sizeof how));
+    } while (fd < 0 && errno == EAGAIN);
+    kernel_has_openat2 = fd >= 0 || errno != ENOSYS;
+  }
+  if (!kernel_has_openat2) fd = open_component_by_component(root, path, how);
   if (fd < 0) {
     const int error = errno;
     if (error == EXDEV || error == ELOOP) sdk::fail(DPT_PERMISSION_DENIED, named + " leaves the workspace or crosses a symbolic link");

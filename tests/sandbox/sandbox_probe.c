@@ -3,6 +3,8 @@
  * reports on stdout. Exit status: 0 the attempt succeeded, 1 it was refused, 2 bad usage.
  *
  *   read PATH | write PATH | connect PORT | kill PID | list | ptrace | mount | unshare
+ *   fds          report any open descriptor past stdin, stdout and stderr (one inherited
+ *                from the worker, such as its socket to the pool)
  *   killgroup    send SIGTERM to the probe's whole process group (ignoring it itself)
  *   forks N      fork up to N sleeping children; print how many were made
  *   memory MIB   allocate and touch up to MIB MiB; print how many were touched
@@ -63,6 +65,17 @@ static int list_processes(void) {
   }
   printf("%d\n", count);
   return 0;
+}
+
+static int inherited_descriptors(void) {
+  int found = 0;
+  for (int fd = 3; fd < 1024; ++fd) {
+    if (fcntl(fd, F_GETFD) >= 0) {
+      printf("descriptor %d is open\n", fd);
+      found = 1;
+    }
+  }
+  return report(found, "inherit a descriptor");
 }
 
 static int try_ptrace(void) {
@@ -129,6 +142,7 @@ int main(int argc, char** argv) {
     signal(SIGTERM, SIG_IGN);
     return report(kill(0, SIGTERM) == 0, "kill group");
   }
+  if (strcmp(what, "fds") == 0) return inherited_descriptors();
   if (strcmp(what, "ptrace") == 0) return try_ptrace();
   if (strcmp(what, "mount") == 0) return report(mount("none", "/workspace", "tmpfs", 0, NULL) == 0, "mount");
   if (strcmp(what, "unshare") == 0) return try_unshare();

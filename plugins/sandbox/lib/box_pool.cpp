@@ -41,7 +41,12 @@ std::string worker_next_to_this_library() {
 
 BoxPool::BoxPool(const BoxSettings& settings, PoolMode mode, uint64_t warm_boxes)
     : settings_(settings), mode_(mode), worker_path_(worker_next_to_this_library()) {
-  cgroup_enforced_ = BoxCgroup(settings_.memory_bytes, settings_.processes).enforced();
+  if (settings_.runtime == Runtime::runsc) {
+    sdk::require(mode_ == PoolMode::warm, "parameter `runtime`: \"runsc\" needs a warm pool");
+    gvisor_ = std::make_unique<GvisorRuntime>(settings_, worker_path_);
+  } else {
+    cgroup_enforced_ = BoxCgroup(settings_.memory_bytes, settings_.processes).enforced();
+  }
   for (uint64_t i = 0; mode_ == PoolMode::warm && i < warm_boxes; ++i) idle_.push_back(new_box());
   if (mode_ == PoolMode::per_call) {  // fail at create, not at the first call, when boxes cannot be built
     Worker trial = start_worker(nullptr);
@@ -67,13 +72,15 @@ BoxPool::Worker BoxPool::start_worker(const Box* box) {
   Worker worker;
   worker.socket = fds[0];
   try {
-    worker.pid = start_isolated_worker(worker_path_, settings_, fds[1], box != nullptr ? box->host_folder : "");
+    worker.pid = gvisor_ != nullptr ? gvisor_->start(fds[1], worker.container)
+                                    : start_isolated_worker(worker_path_, settings_, fds[1],
+                                                            box != nullptr ? box->host_folder : "");
   } catch (...) {
     for (int fd : fds) close(fd);
     throw;
   }
   close(fds[1]);
-  if (box != nullptr && !box->cgroup->attach(worker.pid)) {
+  if (box != nullptr && box->cgroup != nullptr && !box->cgroup->attach(worker.pid)) {
     end_worker(worker);
     sdk::fail(DPT_PERMISSION_DENIED, "cannot move a box's worker into its control groups");
   }
@@ -87,9 +94,13 @@ BoxPool::Worker BoxPool::start_worker(const Box* box) {
     answered = receive_bytes(worker.socket, message.data(), message.size());
   }
   if (!answered || ready.code != 0) {
+    if (!answered) message = "a box's worker ended before it was ready (" + worker_path_ + ")";
+    if (gvisor_ != nullptr) {
+      message = "parameter `runtime` = \"runsc\": a box did not start in gVisor: " + message +
+                "; runsc said: " + gvisor_->log_of(worker.container);
+    }
     end_worker(worker);
-    sdk::fail(answered ? dpt_code_known_or_internal(ready.code) : DPT_UNAVAILABLE,
-              answered ? message : "a box's worker ended before it was ready (" + worker_path_ + ")");
+    sdk::fail(answered ? dpt_code_known_or_internal(ready.code) : DPT_UNAVAILABLE, message);
   }
   ++started_;
   return worker;
@@ -97,7 +108,9 @@ BoxPool::Worker BoxPool::start_worker(const Box* box) {
 
 void BoxPool::end_worker(Worker& worker) {
   if (worker.socket >= 0) close(worker.socket);
-  if (worker.pid > 0) {
+  if (worker.pid > 0 && gvisor_ != nullptr) {
+    gvisor_->end(worker.pid, worker.container);
+  } else if (worker.pid > 0) {
     kill(worker.pid, SIGKILL);  // pid 1 of its namespace: everything in the box goes with it
     waitpid(worker.pid, nullptr, 0);
   }
@@ -106,7 +119,7 @@ void BoxPool::end_worker(Worker& worker) {
 
 std::unique_ptr<BoxPool::Box> BoxPool::new_box() {
   auto box = std::make_unique<Box>();
-  box->cgroup = std::make_unique<BoxCgroup>(settings_.memory_bytes, settings_.processes);
+  if (gvisor_ == nullptr) box->cgroup = std::make_unique<BoxCgroup>(settings_.memory_bytes, settings_.processes);
   if (mode_ == PoolMode::warm) {
     box->worker = start_worker(box.get());
     return box;
@@ -231,7 +244,7 @@ BoxPool::Answer BoxPool::call(Box& box, const Request& request, const std::strin
                               int wait_ms) {
   box.outputs = nullptr;
   Request sent = request;
-  sent.transport = mode_ == PoolMode::warm ? kShared : kInline;
+  sent.transport = mode_ == PoolMode::warm && gvisor_ == nullptr ? kShared : kInline;
   sent.strings_bytes = strings.size();
   Answer answer;
   bool answered = false;
@@ -273,14 +286,14 @@ void BoxPool::exec(dpt_sandbox_exec_args& args) {
   request.payload_bytes = args.stdin_bytes;
   sdk::require(args.stdin_data != nullptr || args.stdin_bytes == 0, "exec args: `stdin_data` is NULL");
   const int wait_ms = static_cast<int>(std::min<uint64_t>(request.timeout_ms + kExecGraceMs, 1u << 30));
-  const uint64_t memory_kills = box.cgroup->memory_kills();
+  const uint64_t memory_kills = box.cgroup != nullptr ? box.cgroup->memory_kills() : 0;
   const Answer answer = call(box, request, strings, args.stdin_data, wait_ms);
   ++execs_;
   if ((answer.reply.flags & kTimedOut) != 0) ++timeouts_;
   args.exit_code = answer.reply.exit_code;
   args.signal = answer.reply.signal;
   args.timed_out = (answer.reply.flags & kTimedOut) != 0 ? 1 : 0;
-  args.killed_for_memory = box.cgroup->memory_kills() > memory_kills ? 1 : 0;
+  args.killed_for_memory = box.cgroup != nullptr && box.cgroup->memory_kills() > memory_kills ? 1 : 0;
   args.stdout_truncated = (answer.reply.flags & kStdoutTruncated) != 0 ? 1 : 0;
   args.stderr_truncated = (answer.reply.flags & kStderrTruncated) != 0 ? 1 : 0;
   args.stdout_data = box.outputs;
@@ -320,7 +333,7 @@ uint64_t BoxPool::largest_reply() const {
 dpt_sandbox_stats BoxPool::stats() {
   dpt_sandbox_stats stats{};
   stats.struct_size = DPT_SANDBOX_STATS_SIZE_1_4;
-  stats.enforced = enforced_isolation() | cgroup_enforced_ |
+  stats.enforced = enforced_isolation(settings_.runtime) | cgroup_enforced_ |
                    (mode_ == PoolMode::warm ? uint32_t{DPT_SANDBOX_WORKSPACE_CAP} : 0u);
   stats.boxes_started = started_;
   stats.boxes_replaced = replaced_;

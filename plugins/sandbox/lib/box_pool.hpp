@@ -4,6 +4,8 @@
 //     buffer (shared_buffer.hpp), a memfd both sides keep mapped; release wipes
 //     the workspace and keeps the worker for the next acquire. A worker that dies or stops
 //     answering is killed, replaced by a fresh one, and counted in boxes_replaced.
+//     With runtime runsc, the worker runs inside gVisor (gvisor_runtime.hpp) and payloads
+//     travel inline through its socket instead: a memfd cannot cross into gVisor.
 //   PerCall (spawn): every call starts a new isolated worker, as a hosted provider does, and
 //     ends it after the reply; the workspace is a host folder bound into each of them, and
 //     payloads travel inline through the socket.
@@ -12,6 +14,7 @@
 
 #include "box_cgroup.hpp"
 #include "box_settings.hpp"
+#include "gvisor_runtime.hpp"
 #include "shared_buffer.hpp"
 #include "worker_protocol.hpp"
 
@@ -61,12 +64,13 @@ class BoxPool : public Pool {
 
  private:
   struct Worker {
-    pid_t pid = -1;
+    pid_t pid = -1;  // the worker, or `runsc run` of its sandbox
     int socket = -1;
+    std::string container;  // runsc: the sandbox's name
   };
   struct Box {
     Worker worker;                // warm: the box's worker; per call: none between calls
-    std::unique_ptr<BoxCgroup> cgroup;  // every worker of the box joins it
+    std::unique_ptr<BoxCgroup> cgroup;  // every worker of the box joins it; none under runsc
     std::string host_folder;      // per call: the workspace on the host
     SharedBuffer buffer;          // warm: kShared payloads of both directions
     std::string inline_outputs;   // per call: the last reply's stdout, stderr and file
@@ -100,6 +104,7 @@ class BoxPool : public Pool {
   const BoxSettings settings_;
   const PoolMode mode_;
   const std::string worker_path_;
+  std::unique_ptr<GvisorRuntime> gvisor_;  // runtime runsc only
   uint32_t cgroup_enforced_ = 0;  // DPT_SANDBOX_CGROUP_* bits this machine allows
   std::mutex mutex_;
   std::vector<std::unique_ptr<Box>> idle_;

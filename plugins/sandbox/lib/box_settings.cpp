@@ -38,14 +38,18 @@ uint64_t* numbers(BoxSettings& s, size_t i) {
 
 std::vector<std::string> settings_to_args(const BoxSettings& settings) {
   BoxSettings copy = settings;
-  std::vector<std::string> args;
+  std::vector<std::string> args = {settings.runtime == Runtime::runsc ? "runsc" : "native"};
   for (size_t i = 0; numbers(copy, i) != nullptr; ++i) args.push_back(std::to_string(*numbers(copy, i)));
   for (const std::string& bind : settings.binds) args.push_back(bind);
   return args;
 }
 
 bool settings_from_args(int argc, char** argv, BoxSettings& settings) {
-  int next = 0;
+  if (argc < 1) return false;
+  const std::string runtime = argv[0];
+  if (runtime != "native" && runtime != "runsc") return false;
+  settings.runtime = runtime == "runsc" ? Runtime::runsc : Runtime::native;
+  int next = 1;
   for (size_t i = 0; numbers(settings, i) != nullptr; ++i, ++next) {
     if (next >= argc) return false;
     char* end = nullptr;

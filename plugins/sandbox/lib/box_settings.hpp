@@ -10,7 +10,12 @@
 
 namespace dopant::sandbox {
 
+// Where a box's worker runs: in namespaces of its own on the host kernel (native), or inside
+// gVisor's user-space kernel (runsc, `pbox` only; gvisor_runtime.hpp).
+enum class Runtime { native, runsc };
+
 struct BoxSettings {
+  Runtime runtime = Runtime::native;
   std::vector<std::string> binds;  // absolute host paths, bound read-only at the same path
   uint64_t workspace_bytes = 0;    // size cap of the workspace tmpfs
   uint64_t memory_bytes = 0;       // RLIMIT_AS of each command; the box's memory cgroup
@@ -42,7 +47,8 @@ inline constexpr dpt_param_decl kBoxParams[] = {
 // Reads the parameters above; refuses a bind that is not an absolute path, naming `binds`.
 BoxSettings read_box_settings(const sdk::Config& config);
 
-// The settings as worker arguments, and back (the worker refuses malformed ones).
+// The settings as worker arguments, and back (the worker refuses malformed ones). The
+// runtime comes first, as `native` or `runsc`.
 std::vector<std::string> settings_to_args(const BoxSettings& settings);
 bool settings_from_args(int argc, char** argv, BoxSettings& settings);
 

@@ -102,8 +102,20 @@ void bind_read_only(const std::string& source, const std::string& target, bool k
   mount_or_fail(nullptr, target, nullptr, flags, nullptr);
 }
 
-// Creates `path` under `root` as the host has it: the same symlink, or an empty folder or
-// file to bind onto. Returns false when the host has no such path.
+void bring_loopback_up() {
+  const int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) fail_errno("socket for loopback");
+  ifreq request{};
+  std::strncpy(request.ifr_name, "lo", IFNAMSIZ - 1);
+  const bool up = ioctl(fd, SIOCGIFFLAGS, &request) == 0 &&
+                  (request.ifr_flags = static_cast<short>(request.ifr_flags | IFF_UP | IFF_RUNNING),
+                   ioctl(fd, SIOCSIFFLAGS, &request) == 0);
+  close(fd);
+  if (!up) fail_errno("bring up loopback");
+}
+
+}  // namespace
+
 bool make_bind_target(const std::string& host_path, const std::string& target) {
   struct stat info {};
   if (lstat(host_path.c_str(), &info) != 0) return false;
@@ -133,23 +145,16 @@ bool make_bind_target(const std::string& host_path, const std::string& target) {
   return true;
 }
 
-void bring_loopback_up() {
-  const int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) fail_errno("socket for loopback");
-  ifreq request{};
-  std::strncpy(request.ifr_name, "lo", IFNAMSIZ - 1);
-  const bool up = ioctl(fd, SIOCGIFFLAGS, &request) == 0 &&
-                  (request.ifr_flags = static_cast<short>(request.ifr_flags | IFF_UP | IFF_RUNNING),
-                   ioctl(fd, SIOCSIFFLAGS, &request) == 0);
-  close(fd);
-  if (!up) fail_errno("bring up loopback");
-}
-
-}  // namespace
-
 uid_t box_user_on_host() { return host_is_root() ? kHostUidBase + kBoxUser : geteuid(); }
 
-uint32_t enforced_isolation() {
+uint32_t enforced_isolation(Runtime runtime) {
+  if (runtime == Runtime::runsc) {
+    // gVisor's own kernel gives the box its users, processes, mounts, network, IPC and host
+    // name; it has no cgroup namespace. The worker adds the same confinement of commands.
+    return DPT_SANDBOX_USER_NS | DPT_SANDBOX_PID_NS | DPT_SANDBOX_MOUNT_NS | DPT_SANDBOX_NET_NS |
+           DPT_SANDBOX_IPC_NS | DPT_SANDBOX_UTS_NS | DPT_SANDBOX_SECCOMP | DPT_SANDBOX_NO_NEW_PRIVS |
+           DPT_SANDBOX_RLIMITS | DPT_SANDBOX_GVISOR;
+  }
   return DPT_SANDBOX_USER_NS | DPT_SANDBOX_PID_NS | DPT_SANDBOX_MOUNT_NS | DPT_SANDBOX_NET_NS | DPT_SANDBOX_IPC_NS |
          DPT_SANDBOX_UTS_NS | DPT_SANDBOX_CGROUP_NS | DPT_SANDBOX_SECCOMP | DPT_SANDBOX_NO_NEW_PRIVS |
          DPT_SANDBOX_RLIMITS;
@@ -209,6 +214,10 @@ void mount_fresh_workspace(const BoxSettings& settings) {
   const std::string options = "size=" + std::to_string(settings.workspace_bytes) + ",mode=0755,uid=" +
                               std::to_string(owner) + ",gid=" + std::to_string(owner);
   mount_or_fail("tmpfs", kWorkspace, "tmpfs", MS_NOSUID | MS_NODEV, options.c_str());
+  if (settings.runtime == Runtime::runsc) {
+    umount2("/tmp", MNT_DETACH);
+    mount_or_fail(kWorkspace, "/tmp", nullptr, MS_BIND, nullptr);
+  }
 }
 
 void enter_box_root(const BoxSettings& settings, const std::string& host_folder) {
@@ -252,10 +261,13 @@ void enter_box_root(const BoxSettings& settings, const std::string& host_folder)
 }
 
 int confine_command(const BoxSettings& settings) {
+  // gVisor lets a user have one process more than RLIMIT_NPROC (it does not count the one
+  // that forks), so the box's total stays `processes` as under Linux.
+  const uint64_t processes = settings.runtime == Runtime::runsc ? settings.processes - 1 : settings.processes;
   const std::pair<int, uint64_t> limits[] = {
       {RLIMIT_AS, settings.memory_bytes},   {RLIMIT_CPU, settings.cpu_seconds},
       {RLIMIT_FSIZE, settings.file_bytes},  {RLIMIT_NOFILE, settings.open_files},
-      {RLIMIT_NPROC, settings.processes},   {RLIMIT_CORE, 0}};
+      {RLIMIT_NPROC, processes},            {RLIMIT_CORE, 0}};
   for (const auto& [resource, value] : limits) {
     const rlimit limit{value, value};
     if (setrlimit(resource, &limit) != 0) return errno;

@@ -1,6 +1,9 @@
 // dopant-sandbox-worker: the process that is a box. Started by the pool as pid 1 of fresh
 // namespaces (isolation.cpp) with its socket on fd 3 and, as first argument, the host folder
-// of a workspace kept on the host (empty for a tmpfs workspace). It builds the box's root, says ready, then serves requests
+// of a workspace kept on the host (empty for a tmpfs workspace); or, with runtime runsc, as
+// the process of a gVisor sandbox (gvisor_runtime.hpp) with its socket as stdin and stdout,
+// where gVisor has made the box's root and the worker only mounts the workspace. It builds
+// the box's root, says ready, then serves requests
 // (worker_protocol.hpp) until the socket closes, which ends the box: pid 1 exiting kills
 // every process left in its namespace.
 //
@@ -18,8 +21,8 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,15 +40,20 @@ constexpr int kSocket = 3;
 struct Context {
   BoxSettings settings;
   bool host_workspace = false;
+  // Readable when a child ended: a signalfd of SIGCHLD, which the worker blocks. (pidfd_open
+  // would name the child alone, but gVisor does not have it.)
+  int child_exits = -1;
   SharedBuffer buffer;  // kShared payloads of both directions
+  // kInline payloads of both directions, kept from one request to the next: in gVisor
+  // every first touch of a fresh page is a trapped fault, and these are the large buffers.
+  std::string inline_request, inline_reply;
 };
 
 // What one request brought: its strings and its payload, which lies in the shared buffer
-// (kShared) or in `inline_payload`.
+// (kShared) or in the context's inline_request.
 struct Incoming {
   Request request;
   std::vector<std::string> strings;
-  std::string inline_payload;
   const char* payload = nullptr;
 };
 
@@ -161,6 +169,9 @@ void run_exec(const Context& context, Incoming& in, Outgoing& out) {
   const auto start = std::chrono::steady_clock::now();
   const pid_t child = fork();
   if (child == 0) {
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);  // the worker's blocked SIGCHLD is not the command's
     int error = 0;
     if (dup2(input, 0) < 0 || dup2(out_pipe[1], 1) < 0 || dup2(err_pipe[1], 2) < 0 || fchdir(folder) != 0) {
       error = errno;
@@ -184,13 +195,13 @@ void run_exec(const Context& context, Incoming& in, Outgoing& out) {
   int exec_error = 0;
   const bool failed = read(status_pipe[0], &exec_error, sizeof exec_error) == sizeof exec_error;
   close(status_pipe[0]);
-  const int child_fd = static_cast<int>(syscall(SYS_pidfd_open, child, 0));
-  pollfd fds[3] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}, {child_fd, POLLIN, 0}};
+  pollfd fds[3] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}, {context.child_exits, POLLIN, 0}};
   bool truncated[2] = {false, false};
   std::string* sinks[2] = {&out.out, &out.err};
   const uint64_t timeout_ms = request.timeout_ms != 0 ? request.timeout_ms : context.settings.timeout_ms;
   const auto deadline = start + std::chrono::milliseconds(timeout_ms);
   bool timed_out = false, child_done = false;
+  int status = 0;
   while (fds[0].fd >= 0 || fds[1].fd >= 0 || !child_done) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     int wait_ms = child_done || timed_out ? -1 : static_cast<int>(std::max<int64_t>(0, std::min<int64_t>(left.count(), 1 << 30)));
@@ -208,14 +219,16 @@ void run_exec(const Context& context, Incoming& in, Outgoing& out) {
       }
     }
     if (fds[2].fd >= 0 && fds[2].revents != 0) {
-      child_done = true;
-      fds[2].fd = -1;
-      kill(-1, SIGKILL);  // what the command left running would hold the pipes open
+      signalfd_siginfo drained[16];
+      (void)!read(fds[2].fd, drained, sizeof drained);
+      if (waitpid(child, &status, WNOHANG) == child) {
+        child_done = true;
+        fds[2].fd = -1;
+        kill(-1, SIGKILL);  // what the command left running would hold the pipes open
+      }
     }
   }
-  int status = 0;
-  waitpid(child, &status, 0);
-  if (child_fd >= 0) close(child_fd);
+  if (!child_done) waitpid(child, &status, 0);
   kill_everything_else();
   if (failed) sdk::fail(DPT_NOT_FOUND, "cannot run `" + in.strings[0] + "`: " + std::strerror(exec_error));
   out.reply.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -285,9 +298,9 @@ bool read_request(Context& context, Incoming& in, int attached_fd) {
   if (!receive_bytes(kSocket, strings.data(), strings.size())) return false;
   if (!split_strings(strings, in.strings)) return false;
   if (in.request.transport == kInline) {
-    in.inline_payload.resize(in.request.payload_bytes);
-    in.payload = in.inline_payload.data();
-    return receive_bytes(kSocket, in.inline_payload.data(), in.inline_payload.size());
+    context.inline_request.resize(in.request.payload_bytes);
+    in.payload = context.inline_request.data();
+    return receive_bytes(kSocket, context.inline_request.data(), context.inline_request.size());
   }
   in.payload = context.buffer.data();
   return in.request.payload_bytes <= context.buffer.capacity();
@@ -311,7 +324,7 @@ bool send_reply(Context& context, uint32_t transport, Outgoing& out) {
   out.reply.stdout_bytes = out.out.size();
   out.reply.stderr_bytes = out.err.size();
   const uint64_t streams = out.out.size() + out.err.size();
-  std::string inline_bytes;
+  std::string& inline_bytes = context.inline_reply;
   char* at = nullptr;
   int attached = -1;
   if (transport == kShared) {
@@ -354,6 +367,9 @@ int serve(Context& context) {
           kill_everything_else();
           if (!context.host_workspace) mount_fresh_workspace(context.settings);
           context.buffer.shrink_after_reset();
+          for (std::string* kept : {&context.inline_request, &context.inline_reply}) {
+            if (kept->capacity() > SharedBuffer::kKeptAfterReset) std::string().swap(*kept);
+          }
           break;
       }
     } catch (const sdk::Error& error) {
@@ -375,11 +391,28 @@ int main(int argc, char** argv) {
   setsid();
   Context context;
   if (argc < 2 || !settings_from_args(argc - 2, argv + 2, context.settings)) return 2;
+  const bool in_gvisor = context.settings.runtime == Runtime::runsc;
+  // Under gVisor the socket is stdin and stdout, and is used as fd 3. Those two stay open:
+  // gVisor shuts a donated host socket down when one of its descriptors is closed. stderr
+  // is runsc's log. Commands get their own stdin, stdout and stderr.
+  if (in_gvisor && dup2(0, kSocket) != kSocket) return 2;
+  // Never inherited by a command, which could otherwise speak the protocol to the pool.
+  if (fcntl(kSocket, F_SETFD, FD_CLOEXEC) != 0) return 2;
+  sigset_t child_signal;
+  sigemptyset(&child_signal);
+  sigaddset(&child_signal, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &child_signal, nullptr);
+  context.child_exits = signalfd(-1, &child_signal, SFD_CLOEXEC | SFD_NONBLOCK);
   const std::string host_folder = argv[1];
   context.host_workspace = !host_folder.empty();
   Outgoing ready;
   try {
-    enter_box_root(context.settings, host_folder);
+    if (context.child_exits < 0) dopant::sdk::fail(DPT_INTERNAL, std::string("signalfd: ") + std::strerror(errno));
+    if (in_gvisor) {
+      mount_fresh_workspace(context.settings);
+    } else {
+      enter_box_root(context.settings, host_folder);
+    }
   } catch (const std::exception& error) {
     ready.fail(DPT_PERMISSION_DENIED, std::string("cannot build the box: ") + error.what());
   }

@@ -14,13 +14,28 @@
 namespace dopant::sandbox {
 
 namespace {
-// Moves `bytes` at `at` with `step` (one send or recv) until all are moved; false when the
-// peer is gone.
+// Waits until `socket` is ready for `events`. gVisor's donated host sockets (a runsc box's
+// worker) may answer a blocking call with EAGAIN, so every wait is made explicit.
+bool wait_ready(int socket, short events, int wait_ms) {
+  pollfd waiting{socket, events, 0};
+  int ready = 0;
+  do {
+    ready = poll(&waiting, 1, wait_ms);
+  } while (ready < 0 && errno == EINTR);
+  return ready > 0;
+}
+
+// Moves `bytes` at `at` with `step` (one send or recv on `socket`, ready for `events`) until
+// all are moved; false when the peer is gone.
 template <typename Step>
-bool move_all(char* at, uint64_t bytes, Step step) {
+bool move_all(int socket, short events, char* at, uint64_t bytes, Step step) {
   while (bytes > 0) {
     const ssize_t moved = step(at, bytes);
     if (moved < 0 && errno == EINTR) continue;
+    if (moved < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      if (!wait_ready(socket, events, -1)) return false;
+      continue;
+    }
     if (moved <= 0) return false;
     at += moved;
     bytes -= static_cast<uint64_t>(moved);
@@ -29,7 +44,7 @@ bool move_all(char* at, uint64_t bytes, Step step) {
 }
 
 bool write_all(int fd, const void* data, uint64_t bytes) {
-  return move_all(const_cast<char*>(static_cast<const char*>(data)), bytes,
+  return move_all(fd, POLLOUT, const_cast<char*>(static_cast<const char*>(data)), bytes,
                   [fd](char* at, uint64_t left) { return ::send(fd, at, left, MSG_NOSIGNAL); });
 }
 }  // namespace
@@ -77,7 +92,7 @@ bool send_message(int socket, const void* header, size_t header_bytes, int fd,
   ssize_t sent = 0;
   do {
     sent = sendmsg(socket, &message, MSG_NOSIGNAL);
-  } while (sent < 0 && errno == EINTR);
+  } while ((sent < 0 && errno == EINTR) || (sent < 0 && errno == EAGAIN && wait_ready(socket, POLLOUT, -1)));
   if (sent <= 0) return false;
   if (static_cast<size_t>(sent) < header_bytes &&
       !write_all(socket, static_cast<const char*>(header) + sent, header_bytes - static_cast<size_t>(sent))) {
@@ -110,7 +125,7 @@ bool receive_header(int socket, void* header, size_t header_bytes, int* fd, int 
   ssize_t got = 0;
   do {
     got = recvmsg(socket, &message, MSG_CMSG_CLOEXEC);
-  } while (got < 0 && errno == EINTR);
+  } while ((got < 0 && errno == EINTR) || (got < 0 && errno == EAGAIN && wait_ready(socket, POLLIN, -1)));
   if (got <= 0) return false;
   for (cmsghdr* cmsg = CMSG_FIRSTHDR(&message); cmsg != nullptr; cmsg = CMSG_NXTHDR(&message, cmsg)) {
     if (cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS) std::memcpy(fd, CMSG_DATA(cmsg), sizeof *fd);
@@ -152,7 +167,7 @@ bool well_formed(const Request& request, size_t strings) {
 }
 
 bool receive_bytes(int socket, void* data, uint64_t bytes) {
-  return move_all(static_cast<char*>(data), bytes,
+  return move_all(socket, POLLIN, static_cast<char*>(data), bytes,
                   [socket](char* at, uint64_t left) { return ::recv(socket, at, left, MSG_WAITALL); });
 }
 

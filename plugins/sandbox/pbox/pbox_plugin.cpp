@@ -1,7 +1,8 @@
 // The `pbox` sandbox plugin, the optimized side of its kind: a warm pool of long-lived
 // isolated workers (namespaces, seccomp, rlimits, a size-capped tmpfs workspace), driven over
 // a socketpair with payloads in one memfd buffer per box that both sides keep mapped.
-// Released boxes are wiped and reused. With `server` set, it owns no workers: every call goes
+// Released boxes are wiped and reused. With `runtime = "runsc"` each worker runs inside a
+// gVisor sandbox of its own, a second boundary (payloads then travel inline). With `server` set, it owns no workers: every call goes
 // to a pool shared between processes (`dopant sandbox serve`, pool_client.hpp).
 #include <dopant/sdk/sdk.hpp>
 
@@ -15,6 +16,8 @@ namespace {
 namespace sdk = dopant::sdk;
 namespace sandbox = dopant::sandbox;
 
+constexpr const char* kRuntimeChoices[] = {"native", "runsc"};
+
 constexpr dpt_param_decl kPboxParams[] = {
     sandbox::kBoxParams[0], sandbox::kBoxParams[1], sandbox::kBoxParams[2], sandbox::kBoxParams[3],
     sandbox::kBoxParams[4], sandbox::kBoxParams[5], sandbox::kBoxParams[6], sandbox::kBoxParams[7],
@@ -23,6 +26,9 @@ constexpr dpt_param_decl kPboxParams[] = {
     sdk::string_param("server", "",
                       "socket of a shared pool (`dopant sandbox serve`) to use instead of owning workers; "
                       "the server's own parameters then make the boxes"),
+    sdk::enum_param("runtime", "native", kRuntimeChoices,
+                    "native: each worker in namespaces of its own on the host kernel; runsc: each worker "
+                    "inside a gVisor sandbox (Debian's `runsc`, run as root), a second boundary"),
 };
 static_assert(std::size(sandbox::kBoxParams) == 9, "list every shared parameter above");
 
@@ -33,7 +39,9 @@ class Pbox {
     if (const std::string server = config.get_string("server"); !server.empty()) {
       pool_ = std::make_unique<sandbox::PoolClient>(server);
     } else {
-      pool_ = std::make_unique<sandbox::BoxPool>(sandbox::read_box_settings(config), sandbox::PoolMode::warm,
+      sandbox::BoxSettings settings = sandbox::read_box_settings(config);
+      if (config.get_string("runtime") == "runsc") settings.runtime = sandbox::Runtime::runsc;
+      pool_ = std::make_unique<sandbox::BoxPool>(settings, sandbox::PoolMode::warm,
                                                  static_cast<uint64_t>(config.get_int("warm")));
     }
   }

@@ -117,14 +117,13 @@ MoeDims dims_of(const MoeShape& s) {
   d.v_dim = d.nope;
   d.ffn = 2 * int64_t{s.hidden};
   d.padded_vocab = (int64_t{s.vocab} + 127) / 128 * 128;
-  // Solve for the expert width: total(f) = fixed + f * per_unit, linear in f.
-  d.moe_ffn = 1;
-  const uint64_t at_one = bytes_of(tensors_of(s, d));
-  d.moe_ffn = 2;
-  const uint64_t per_unit = bytes_of(tensors_of(s, d)) - at_one;
-  d.moe_ffn = per_unit == 0 || s.target_bytes <= at_one
-                  ? 1
-                  : static_cast<int64_t>(1 + (s.target_bytes - at_one) / per_unit);
+  // Solve for the expert width: total(f) = fixed + f * per_unit, linear in f; at least
+  // kTp, so that each TP chunk of the shared expert holds a column.
+  d.moe_ffn = kTp;
+  const uint64_t at_least = bytes_of(tensors_of(s, d));
+  d.moe_ffn = kTp + 1;
+  const uint64_t per_unit = bytes_of(tensors_of(s, d)) - at_least;
+  d.moe_ffn = kTp + static_cast<int64_t>(s.target_bytes <= at_least ? 0 : (s.target_bytes - at_least) / per_unit);
   return d;
 }
 

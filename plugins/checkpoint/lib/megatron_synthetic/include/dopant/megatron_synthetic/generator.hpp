@@ -12,7 +12,8 @@
 // as Megatron stores unlike layers. Tensor-parallel tensors are stored as two TP chunks
 // (halves), experts as `expert_parallel` EP chunks; chunk r of a tensor goes to
 // `__r_0.distcp`. Every tensor is bf16 but the router's expert_bias (fp32). The expert ffn
-// width is chosen so the checkpoint holds about `target_bytes` of tensors.
+// width is chosen so the checkpoint holds about `target_bytes` of tensors (at least 2: a
+// target below what the rest of the model takes gives that smallest model).
 //
 // Values, deterministic from the seed: element i (row-major in the global tensor) of tensor
 // NAME has the bits of `element_bits` below, so a reader can check any byte it reads.

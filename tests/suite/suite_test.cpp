@@ -55,9 +55,10 @@ TEST(Suite, NoArgumentsPrintsTheTableAndExitsZero) {
   EXPECT_NE(out.find("VERDICT"), std::string::npos) << out;
   // gather vs stream on a generated 16 MB checkpoint (not scaled). gather holds every
   // tensor at once, so its conversion's peak RSS is at least the checkpoint; stream holds
-  // one 2 MiB task (one worker), so its peak is lower by most of the checkpoint, and the
-  // verdict is "improved". The mutant task_size = "64MiB" in suite_entries.cpp (tried:
-  // stream then holds the whole checkpoint as one task) fails here.
+  // one 2 MiB task (one worker), so its peak, the process's own memory included, stays
+  // below the checkpoint's size, and the verdict is "improved". The mutant task_size =
+  // "64MiB" in suite_entries.cpp (tried: stream then holds the whole checkpoint as one
+  // task, 22 MB against gather's 37 MB) fails here.
   const std::string checkpoint = table_row(out, "checkpoint");
   std::istringstream words(checkpoint);
   std::string kind, metric, gather_unit, stream_unit;
@@ -65,7 +66,7 @@ TEST(Suite, NoArgumentsPrintsTheTableAndExitsZero) {
   words >> kind >> metric >> gather >> gather_unit >> stream >> stream_unit;
   EXPECT_EQ(metric, "peak_rss_bytes") << out;
   EXPECT_GE(gather, 16e6) << checkpoint;           // the whole checkpoint in memory
-  EXPECT_LT(stream, gather - 10e6) << checkpoint;  // at most one task of it
+  EXPECT_LT(stream, 16e6) << checkpoint;           // one task of it, and the process
   EXPECT_NE(checkpoint.find("improved"), std::string::npos) << checkpoint;
   const std::string sandbox = table_row(out, "sandbox");
   if (DOPANT_SUITE_SANDBOX_MEASURED) {  // spawn against pbox on the 1 MiB round trip

@@ -33,24 +33,32 @@ constexpr const char* kIterationFolder = "iter_0000010";
 constexpr const char* kDcp = "torch.distributed._shard.checkpoint.metadata";  // PyTorch 1.13's module
 constexpr const char* kShardedTensor = "torch.distributed._shard.sharded_tensor.metadata";
 
+// `count` elements from global index `first`, as `Element` (uint16_t or uint32_t).
+template <typename Element>
+void fill_row(Element* out, uint64_t key, uint64_t first, uint64_t count) {
+  for (uint64_t j = 0; j < count; ++j) out[j] = static_cast<Element>(element_bits(key, first + j, sizeof(Element)));
+}
+
 // The chunk's elements, row-major over its own sizes, each taken from its global index.
 std::vector<char> chunk_values(uint64_t seed, const Tensor& tensor, const Chunk& chunk) {
   const uint32_t bytes = static_cast<uint32_t>(sdk::element_bytes(tensor.dtype));
+  const uint64_t key = tensor_key(seed, tensor.name);
   const size_t rank = tensor.shape.size();
   std::vector<uint64_t> stride(rank, 1);  // global row-major strides
   for (size_t d = rank; d-- > 1;) stride[d - 1] = stride[d] * static_cast<uint64_t>(tensor.shape[d]);
   uint64_t elements = 1;
   for (const int64_t extent : chunk.sizes) elements *= static_cast<uint64_t>(extent);
-  std::vector<char> out(elements * bytes);
+  std::vector<char> out(elements * bytes);  // little-endian host: the bits are the bytes
   if (elements == 0) return out;
   const uint64_t row = static_cast<uint64_t>(chunk.sizes[rank - 1]);
   std::vector<int64_t> at(rank, 0);  // the chunk-local index of the current row
   for (uint64_t written = 0; written < elements; written += row) {
     uint64_t global = 0;
     for (size_t d = 0; d < rank; ++d) global += static_cast<uint64_t>(chunk.offsets[d] + at[d]) * stride[d];
-    for (uint64_t j = 0; j < row; ++j) {
-      const uint64_t value = element_bits(seed, tensor.name, global + j, bytes);
-      std::memcpy(&out[(written + j) * bytes], &value, bytes);  // little-endian host
+    if (bytes == 2) {
+      fill_row(reinterpret_cast<uint16_t*>(out.data()) + written, key, global, row);
+    } else {
+      fill_row(reinterpret_cast<uint32_t*>(out.data()) + written, key, global, row);
     }
     for (size_t d = rank - 1; d-- > 0;) {  // next row: odometer over all but the last axis
       if (++at[d] < chunk.sizes[d]) break;

@@ -133,12 +133,8 @@ sdk::CheckpointListing plan_listing(const MoeShape& shape) {
   return listing;
 }
 
-uint64_t element_bits(uint64_t seed, const std::string& name, uint64_t index, uint32_t element_bytes) {
-  uint64_t x = (seed * 0x9E3779B97F4A7C15ull ^ fnv1a64(name)) + (index + 1) * 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  x ^= x >> 31;
-  return element_bytes == 2 ? (0x3F00u | (x & 0x807Fu)) : (0x3F000000u | (x & 0x807FFFFFu));
+uint64_t tensor_key(uint64_t seed, const std::string& name) {
+  return seed * 0x9E3779B97F4A7C15ull ^ fnv1a64(name);
 }
 
 }  // namespace dopant::megatron_synthetic

@@ -51,12 +51,19 @@ MoeDims dims_of(const MoeShape& shape);
 // The tensors and how they are chunked, as the .metadata records them.
 sdk::CheckpointListing plan_listing(const MoeShape& shape);
 
-// The bits of element `index` of tensor `name` (2 bytes for bf16, 4 for fp32): a value in
+// The bits of element `index` of a tensor (2 bytes for bf16, 4 for fp32): a value in
 // ±[0.5, 1) with random sign and mantissa:
-//   x = splitmix64(seed * 0x9E3779B97F4A7C15 ^ fnv1a64(name), index)
+//   key = seed * 0x9E3779B97F4A7C15 ^ fnv1a64(name)                      (tensor_key)
+//   x = splitmix64 finalizer of key + (index + 1) * 0x9E3779B97F4A7C15    (Steele et al.)
 //   bf16: 0x3F00 | (x & 0x807F)          fp32: 0x3F000000 | (x & 0x807FFFFF)
-// where splitmix64(key, i) finalizes key + (i + 1) * 0x9E3779B97F4A7C15 (Steele et al.).
-uint64_t element_bits(uint64_t seed, const std::string& name, uint64_t index, uint32_t element_bytes);
+uint64_t tensor_key(uint64_t seed, const std::string& name);
+inline uint64_t element_bits(uint64_t key, uint64_t index, uint32_t element_bytes) {
+  uint64_t x = key + (index + 1) * 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  return element_bytes == 2 ? (0x3F00u | (x & 0x807Fu)) : (0x3F000000u | (x & 0x807FFFFFu));
+}
 
 struct Generated {
   std::string root;          // the checkpoint's root folder (as given)

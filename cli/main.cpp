@@ -18,7 +18,7 @@ void print_usage() {
       "usage: dopant [--plugin-path DIR]... [--log-level LEVEL] [--threads N] [COMMAND]\n"
       "\n"
       "commands:\n"
-      "  (none) | suite [--scale F] [--repetitions N]\n"
+      "  (none) | suite [--scale F] [--repetitions N] [--only KIND]\n"
       "                                the built-in suite: one headline A/B per kind\n"
       "  --version                     print the dopant version and ABI version\n"
       "  plugins list [--json]         list loaded plugins\n"

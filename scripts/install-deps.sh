@@ -5,7 +5,7 @@ set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 packages=(
   build-essential cmake ninja-build pkg-config binutils
-  libtomlplusplus-dev libltdl-dev libdlpack-dev
+  libtomlplusplus-dev libltdl-dev libdlpack-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libxml2-utils
   libseccomp-dev bubblewrap runsc

@@ -1,7 +1,8 @@
 // The built-in suite: `{scale:N}` placeholders scale and round, and `dopant` with no
 // arguments, at a tiny scale, prints one row per kind and exits 0; entries whose plugins
-// are built are measured (the router's bytes per turn checked against the codecs' sizes),
-// the others listed as skipped.
+// are built are measured (the router's bytes per turn checked against the codecs' sizes,
+// the checkpoint converters' peak RSS against the checkpoint's size), the others listed as
+// skipped; `--only KIND` runs one row.
 #include "suite_entries.hpp"
 
 #include <gtest/gtest.h>
@@ -25,6 +26,12 @@ TEST(SuiteEntries, ScalePlaceholdersAreReplaced) {
   EXPECT_THROW(scaled_run_file("params = {scale:12", 1.0), std::invalid_argument);
 }
 
+TEST(SuiteEntries, OnlyNamesAKindOfTheSuite) {
+  const auto [out, status] = command_output(std::string("'") + DOPANT_CLI + "' suite --only nosuch 2>&1");
+  EXPECT_NE(status, 0) << out;
+  EXPECT_NE(out.find("--only: no kind `nosuch` in the suite"), std::string::npos) << out;
+}
+
 TEST(SuiteEntries, EveryKindHasOneEntry) {
   std::vector<std::string> kinds;
   for (const SuiteEntry& entry : suite_entries()) kinds.push_back(entry.kind);
@@ -46,9 +53,21 @@ TEST(Suite, NoArgumentsPrintsTheTableAndExitsZero) {
   ASSERT_EQ(status, 0) << out;
   EXPECT_NE(out.find("KIND"), std::string::npos) << out;
   EXPECT_NE(out.find("VERDICT"), std::string::npos) << out;
-  for (const char* kind : {"checkpoint"}) {
-    EXPECT_NE(table_row(out, kind).find("skipped"), std::string::npos) << kind << "\n" << out;
-  }
+  // gather vs stream on a generated 16 MB checkpoint (not scaled). gather holds every
+  // tensor at once, so its conversion's peak RSS is at least the checkpoint; stream holds
+  // one 2 MiB task (one worker), so its peak, the process's own memory included, stays
+  // below the checkpoint's size, and the verdict is "improved". The mutant task_size =
+  // "64MiB" in suite_entries.cpp (tried: stream then holds the whole checkpoint as one
+  // task, 22 MB against gather's 37 MB) fails here.
+  const std::string checkpoint = table_row(out, "checkpoint");
+  std::istringstream words(checkpoint);
+  std::string kind, metric, gather_unit, stream_unit;
+  double gather = 0, stream = 0;
+  words >> kind >> metric >> gather >> gather_unit >> stream >> stream_unit;
+  EXPECT_EQ(metric, "peak_rss_bytes") << out;
+  EXPECT_GE(gather, 16e6) << checkpoint;           // the whole checkpoint in memory
+  EXPECT_LT(stream, 16e6) << checkpoint;           // one task of it, and the process
+  EXPECT_NE(checkpoint.find("improved"), std::string::npos) << checkpoint;
   const std::string sandbox = table_row(out, "sandbox");
   if (DOPANT_SUITE_SANDBOX_MEASURED) {  // spawn against pbox on the 1 MiB round trip
     EXPECT_NE(sandbox.find("roundtrip_1mib_p50"), std::string::npos) << out;
@@ -101,7 +120,8 @@ TEST(Suite, TheOptimizerHeadlineIsTheOffloadsPeakRatio) {
   if (!DOPANT_SUITE_OPTIMIZER_MEASURED) GTEST_SKIP() << "the AdamW plugins are not built";
   // PATH empty: no mpirun, so the parallel row (checked above) is skipped and this test
   // times the optimizer row alone.
-  const auto [out, status] = command_output(std::string("PATH= DOPANT_SUITE_SCALE=0.5 '") + DOPANT_CLI + "' 2>&1");
+  const auto [out, status] =
+      command_output(std::string("PATH= DOPANT_SUITE_SCALE=0.5 '") + DOPANT_CLI + "' suite --only optimizer 2>&1");
   ASSERT_EQ(status, 0) << out;
   const std::string optimizer = table_row(out, "optimizer");
   const double expected = (8 * 8e6 + 2 * 16.0 * (1 << 20)) / (16 * 8e6);

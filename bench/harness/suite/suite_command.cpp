@@ -28,6 +28,7 @@ struct SuiteSettings {
   double scale = 1.0;
   size_t repetitions = 5;
   double timeout_seconds = 600;
+  std::string only;  // one kind, or "" for every kind
 };
 
 double parse_number(const std::string& flag, const std::string& text, double low, double high) {
@@ -56,7 +57,13 @@ SuiteSettings parse_settings(const std::vector<std::string>& args) {
     if (args[i] == "--scale") settings.scale = parse_number("--scale", value, 1e-6, 100);
     else if (args[i] == "--repetitions") settings.repetitions = static_cast<size_t>(parse_number("--repetitions", value, 2, 1000));
     else if (args[i] == "--timeout") settings.timeout_seconds = parse_number("--timeout", value, 1, 86400);
-    else throw std::invalid_argument("suite: unknown option `" + args[i] + "` (--scale, --repetitions, --timeout)");
+    else if (args[i] == "--only") settings.only = value;
+    else throw std::invalid_argument("suite: unknown option `" + args[i] + "` (--scale, --repetitions, --timeout, --only)");
+  }
+  if (!settings.only.empty() &&
+      std::none_of(suite_entries().begin(), suite_entries().end(),
+                   [&](const SuiteEntry& entry) { return entry.kind == settings.only; })) {
+    throw std::invalid_argument("--only: no kind `" + settings.only + "` in the suite");
   }
   return settings;
 }
@@ -113,7 +120,8 @@ std::vector<std::string> mpirun_launcher(const std::string& mpirun, uint32_t ran
 
 // Why an entry cannot run, or empty when it can.
 std::string skip_reason(const SuiteEntry& entry, const std::vector<std::string>& loaded) {
-  const bool has_baseline = contains(loaded, entry.baseline), has_optimized = contains(loaded, entry.optimized);
+  const bool has_baseline = entry.strategies_in_workload || contains(loaded, entry.baseline);
+  const bool has_optimized = entry.strategies_in_workload || contains(loaded, entry.optimized);
   if (entry.run_file.empty() || (!has_baseline && !has_optimized)) {
     return "skipped: plugins `" + entry.baseline + "` and `" + entry.optimized + "` are not installed";
   }
@@ -169,6 +177,7 @@ int command_suite(const std::vector<std::string>& args, const std::string& self_
   std::vector<Row> rows;
   int status = 0;
   for (const SuiteEntry& entry : suite_entries()) {
+    if (!settings.only.empty() && entry.kind != settings.only) continue;
     const std::string reason = skip_reason(entry, loaded);
     const std::string pair = entry.baseline + " vs " + entry.optimized;
     if (!reason.empty()) {

@@ -8,7 +8,7 @@
 
 namespace dopant::suite {
 
-// `args`: the words after `suite` (--scale F, --repetitions N, --timeout S; the scale's
+// `args`: the words after `suite` (--scale F, --repetitions N, --timeout S, --only KIND; the scale's
 // default comes from DOPANT_SUITE_SCALE when set, else 1). Returns the
 // exit code: 0 when every measured entry ran. Throws std::invalid_argument on bad args.
 int command_suite(const std::vector<std::string>& args, const std::string& self_executable,

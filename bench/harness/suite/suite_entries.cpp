@@ -114,6 +114,34 @@ plugin = "replay-delta"
 scoring = "sigmoid"
 )";
 
+// Megatron torch_dist -> HF safetensors on a generated Kimi-K2-shaped MoE checkpoint of 16 MB
+// (4 layers, 1 dense, 16 experts): gather holds every tensor at once, stream one task of
+// 2 MiB; the headline is the conversion's own peak RSS (a forked child's ru_maxrss). The
+// size does not scale: much smaller, the process's own memory would hide the difference.
+const char* const kCheckpointRun = R"(
+[run]
+workload = "checkpoint-convert"
+repetitions = 5
+
+[device]
+kind = "cpu"
+
+[workload]
+bytes = "16MB"
+layers = 4
+dense_layers = 1
+hidden = 256
+experts = 16
+expert_parallel = 4
+vocab = 1000
+strategy = "gather"
+workers = 1
+task_size = "2MiB"
+
+[variants.optimized.workload]
+strategy = "stream"
+)";
+
 }  // namespace
 
 const std::vector<SuiteEntry>& suite_entries() {
@@ -121,7 +149,7 @@ const std::vector<SuiteEntry>& suite_entries() {
       {"optimizer", "adamw", "adamw-chunked-offload", "peak_device_bytes", kOptimizerRun},
       {"router", "replay-full", "replay-delta", "bytes_per_turn", kRouterRun},
       {"sandbox", "spawn", "pbox", "roundtrip_1mib_p50", kSandboxRun},
-      {"checkpoint", "gather", "stream", "", ""},
+      {"checkpoint", "gather", "stream", "peak_rss_bytes", kCheckpointRun, 0, true},
       {"parallel", "megatron", "wideep", "bytes_per_token", kParallelRun, 2},
   };
   return entries;

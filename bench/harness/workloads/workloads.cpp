@@ -5,6 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "checkpoint_convert.hpp"
 #include "moe_dispatch.hpp"
 #include "optimizer_step.hpp"
 #include "router_replay.hpp"
@@ -18,6 +19,7 @@ const std::vector<Workload>& builtin() {
       {&sandbox_transfer_decl, &run_sandbox_transfer},
       {&moe_dispatch_decl, &run_moe_dispatch},
       {&router_replay_decl, &run_router_replay},
+      {&checkpoint_convert_decl, &run_checkpoint_convert},
   };
   return workloads;
 }

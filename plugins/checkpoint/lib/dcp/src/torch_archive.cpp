@@ -61,6 +61,13 @@ const TorchDType* torch_dtype(std::string_view name) {
   return nullptr;
 }
 
+const TorchDType* torch_dtype(DLDataType dtype) {
+  for (const TorchDType& known : kDTypes) {
+    if (known.dl.code == dtype.code && known.dl.bits == dtype.bits && known.dl.lanes == dtype.lanes) return &known;
+  }
+  return nullptr;
+}
+
 bool is_stored_tensor(const pickle::Node& node) {
   return node.kind == Kind::call && node.qualified_name() == "torch._utils._rebuild_tensor_v2";
 }

@@ -2,6 +2,8 @@
 // globals, and an inert tree of nodes as the result (see pickle.hpp).
 #include "dopant/pickle/pickle.hpp"
 
+#include "opcodes.hpp"
+
 #include <dopant/sdk/errors.hpp>
 #include <dopant/support/text.hpp>
 
@@ -10,6 +12,8 @@
 
 namespace dopant::pickle {
 namespace {
+
+using namespace opcodes;  // NOLINT: the table of one-byte names this machine reads
 
 // Every class and function a pickle may name: module, then names.
 struct Allowed {
@@ -58,18 +62,6 @@ bool allowed(std::string_view module, std::string_view name) {
   }
   return false;
 }
-
-// Opcodes (pickletools' names), one byte each.
-enum Op : uint8_t {
-  kProto = 0x80, kFrame = 0x95, kStop = '.', kMark = '(', kEmptyDict = '}', kEmptyList = ']', kEmptyTuple = ')',
-  kTuple = 't', kTuple1 = 0x85, kTuple2 = 0x86, kTuple3 = 0x87, kList = 'l', kDict = 'd', kAppend = 'a',
-  kAppends = 'e', kSetItem = 's', kSetItems = 'u', kBinUnicode = 'X', kShortBinUnicode = 0x8c,
-  kBinUnicode8 = 0x8d, kBinBytes = 'B', kShortBinBytes = 'C', kBinBytes8 = 0x8e, kBinInt = 'J', kBinInt1 = 'K',
-  kBinInt2 = 'M', kLong1 = 0x8a, kLong4 = 0x8b, kBinFloat = 'G', kNone = 'N', kNewTrue = 0x88, kNewFalse = 0x89,
-  kBinPut = 'q', kLongBinPut = 'r', kBinGet = 'h', kLongBinGet = 'j', kMemoize = 0x94, kGlobal = 'c',
-  kStackGlobal = 0x93, kReduce = 'R', kNewObj = 0x81, kBuild = 'b', kBinPersId = 'Q', kPop = '0',
-  kPopMark = '1', kDup = '2',
-};
 
 class Machine {
  public:

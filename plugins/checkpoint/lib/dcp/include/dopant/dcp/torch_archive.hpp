@@ -39,6 +39,8 @@ struct TorchDType {
 };
 // The dtype named torch.`name`, or nullptr for one dopant does not read.
 const TorchDType* torch_dtype(std::string_view name);
+// The dtype whose DLPack type is `dtype`, or nullptr for one torch.save cannot store.
+const TorchDType* torch_dtype(DLDataType dtype);
 
 // One tensor of a torch.save archive, located in the file.
 struct StoredTensor {

@@ -120,8 +120,8 @@ std::vector<std::string> mpirun_launcher(const std::string& mpirun, uint32_t ran
 
 // Why an entry cannot run, or empty when it can.
 std::string skip_reason(const SuiteEntry& entry, const std::vector<std::string>& loaded) {
-  const bool has_baseline = entry.strategies_in_workload || contains(loaded, entry.baseline);
-  const bool has_optimized = entry.strategies_in_workload || contains(loaded, entry.optimized);
+  const bool has_baseline = contains(loaded, entry.baseline);
+  const bool has_optimized = contains(loaded, entry.optimized);
   if (entry.run_file.empty() || (!has_baseline && !has_optimized)) {
     return "skipped: plugins `" + entry.baseline + "` and `" + entry.optimized + "` are not installed";
   }

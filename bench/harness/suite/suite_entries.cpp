@@ -134,12 +134,15 @@ hidden = 256
 experts = 16
 expert_parallel = 4
 vocab = 1000
-strategy = "gather"
-workers = 1
+
+[checkpoint]
+plugin = "gather"
 task_size = "2MiB"
 
-[variants.optimized.workload]
-strategy = "stream"
+[variants.optimized.checkpoint]
+plugin = "stream"
+workers = 1
+task_size = "2MiB"
 )";
 
 }  // namespace
@@ -149,7 +152,7 @@ const std::vector<SuiteEntry>& suite_entries() {
       {"optimizer", "adamw", "adamw-chunked-offload", "peak_device_bytes", kOptimizerRun},
       {"router", "replay-full", "replay-delta", "bytes_per_turn", kRouterRun},
       {"sandbox", "spawn", "pbox", "roundtrip_1mib_p50", kSandboxRun},
-      {"checkpoint", "gather", "stream", "peak_rss_bytes", kCheckpointRun, 0, true},
+      {"checkpoint", "gather", "stream", "peak_rss_bytes", kCheckpointRun},
       {"parallel", "megatron", "wideep", "bytes_per_token", kParallelRun, 2},
   };
   return entries;

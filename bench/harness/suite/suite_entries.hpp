@@ -19,10 +19,6 @@ struct SuiteEntry {
   std::string run_file;
   // 0: one process; N: each run under `mpirun -np N` (skipped when mpirun is not found).
   uint32_t ranks = 0;
-  // True: baseline and optimized are values of the workload's `strategy` parameter, which
-  // the run file sets, not plugins that must be loaded (the checkpoint converter's
-  // strategies, until they are plugins).
-  bool strategies_in_workload = false;
 };
 
 const std::vector<SuiteEntry>& suite_entries();

@@ -4,17 +4,18 @@
 // when the process ends), then per repetition:
 //   - copies its files (read + write + fsync, the checkpoint's own file sizes): the bound,
 //     since a conversion reads and writes at least every tensor byte once;
-//   - converts it to HF safetensors with `strategy` in a forked child, so that the peak
-//     resident memory is the conversion's own (wait4's ru_maxrss), not the generator's;
+//   - converts it to HF safetensors with the `[checkpoint]` slot's strategy plugin (one with
+//     the dopant.checkpoint.convert/1 extension: gather, stream, or a third party's) in a
+//     forked child, so that the peak resident memory is the conversion's own (wait4's
+//     ru_maxrss), not the generator's;
 // both from the page cache (the generator has just written the files).
 // Metrics: convert_s, convert_bytes_per_s and copy_bytes_per_s (checkpoint file bytes /
 // seconds), copy_fraction (convert / copy throughput), peak_rss_bytes (the child's),
 // checkpoint_bytes.
 #include "checkpoint_convert.hpp"
 
-#include <dopant/megatron_hf/convert.hpp>
+#include <dopant/checkpoint.h>
 #include <dopant/megatron_synthetic/generator.hpp>
-#include <dopant/safetensors/writer.hpp>
 #include <dopant/sdk/errors.hpp>
 #include <dopant/support/child_processes.hpp>
 
@@ -34,16 +35,8 @@ namespace dopant::workloads {
 namespace {
 
 namespace fs = std::filesystem;
-namespace mhf = dopant::megatron_hf;
 namespace synth = dopant::megatron_synthetic;
 
-const char* const kStrategies[] = {"gather", "stream"};
-const dpt_param_decl kStrategyDecl = {DPT_PARAM_DECL_SIZE_1_0, "strategy", DPT_PARAM_ENUM, "stream", nullptr, nullptr,
-                                      kStrategies, 2, nullptr, "conversion strategy: gather (baseline) or stream"};
-const dpt_param_decl kWorkersDecl = {DPT_PARAM_DECL_SIZE_1_0, "workers", DPT_PARAM_INT, "2", "1", "1024",
-                                     nullptr, 0, "", "stream's reading threads"};
-const dpt_param_decl kTaskSizeDecl = {DPT_PARAM_DECL_SIZE_1_0, "task_size", DPT_PARAM_SIZE, "256MiB", "1", nullptr,
-                                      nullptr, 0, "B", "bytes of HF tensors read and written together"};
 const dpt_param_decl kBytesDecl = {DPT_PARAM_DECL_SIZE_1_0, "bytes", DPT_PARAM_SIZE, "64MiB", "1", nullptr,
                                    nullptr, 0, "B", "tensor bytes of the generated checkpoint (sets the expert width)"};
 const dpt_param_decl kLayersDecl = {DPT_PARAM_DECL_SIZE_1_0, "layers", DPT_PARAM_INT, "6", "1", "1024",
@@ -64,16 +57,14 @@ const dpt_param_decl kWorkDirDecl = {DPT_PARAM_DECL_SIZE_1_0, "work_dir", DPT_PA
                                      nullptr, 0, nullptr,
                                      "folder for the generated checkpoint and the outputs; empty: the system's "
                                      "temporary folder"};
-const dpt_param_decl* const kParamDecls[] = {&kStrategyDecl, &kWorkersDecl,       &kTaskSizeDecl, &kBytesDecl,
-                                             &kLayersDecl,   &kDenseLayersDecl,   &kHiddenDecl,   &kExpertsDecl,
-                                             &kExpertParallelDecl, &kVocabDecl,   &kSeedDecl,     &kWorkDirDecl};
+const dpt_param_decl* const kParamDecls[] = {&kBytesDecl,   &kLayersDecl,         &kDenseLayersDecl,
+                                             &kHiddenDecl,  &kExpertsDecl,        &kExpertParallelDecl,
+                                             &kVocabDecl,   &kSeedDecl,           &kWorkDirDecl};
 
 using Clock = std::chrono::steady_clock;
 
 struct Settings {
-  std::string strategy, work_dir;
-  unsigned workers = 1;
-  uint64_t task_bytes = 0;
+  std::string work_dir;
   synth::MoeShape shape;
 };
 
@@ -89,10 +80,7 @@ Settings read_settings(const dpt_host* host, const dpt_config* params) {
     return std::string(value);
   };
   Settings s;
-  s.strategy = text("strategy");
   s.work_dir = text("work_dir");
-  s.workers = static_cast<unsigned>(integer("workers"));
-  sdk::check(host, host->config_size(host, params, "task_size", &s.task_bytes));
   sdk::check(host, host->config_size(host, params, "bytes", &s.shape.target_bytes));
   s.shape.layers = static_cast<uint32_t>(integer("layers"));
   s.shape.dense_layers = static_cast<uint32_t>(integer("dense_layers"));
@@ -173,23 +161,34 @@ void plain_copy(const fs::path& from, const fs::path& to, const std::vector<fs::
   }
 }
 
-// The conversion, chosen by the `strategy` parameter: the one place to swap for the
-// plugin-selected strategies.
-void convert_checkpoint(const Settings& s, const std::string& source_path, const std::string& destination) {
-  const std::unique_ptr<mhf::ChunkSource> source = mhf::open_megatron(source_path);
-  sdk::Metadata recorded = source->listing().metadata;
-  recorded.insert(recorded.end(), source->saved_args.begin(), source->saved_args.end());
-  mhf::ModelArgs args;
-  args.model = mhf::Model::kKimiK2;
-  args = mhf::with_checkpoint_args(args, recorded);
-  const std::vector<mhf::OutputTensor> plan = mhf::plan_hf(source->listing(), args);
-  mhf::ConvertOptions options;
-  options.strategy = s.strategy;
-  options.workers = s.workers;
-  options.block_bytes = s.task_bytes;
-  safetensors::Writer writer(destination, 5'000'000'000, {{"format", "pt"}}, nullptr);
-  mhf::convert(*source, plan, writer, options);
-  writer.finalize();
+// The `[checkpoint]` slot of a variant: the strategy plugin and its parameters.
+struct Strategy {
+  const char* plugin;
+  const dpt_config* params;
+};
+
+// One conversion by the strategy plugin (created here, so in the child), Kimi-K2 mapping.
+void convert_checkpoint(dpt_runtime* runtime, const Strategy& strategy, const std::string& source,
+                        const std::string& destination) {
+  dpt_plugin_instance* raw = nullptr;
+  sdk::check(dpt_runtime_host(runtime), dpt_plugin_instance_create(runtime, strategy.plugin, strategy.params, &raw));
+  const std::unique_ptr<dpt_plugin_instance, decltype(&dpt_plugin_instance_destroy)> instance(
+      raw, &dpt_plugin_instance_destroy);
+  const dpt_plugin_descriptor* descriptor = dpt_plugin_instance_info(raw)->descriptor;
+  const auto* table = std::strcmp(descriptor->kind, DPT_KIND_CHECKPOINT) == 0
+                          ? static_cast<const dpt_checkpoint_convert_v1*>(descriptor->get_extension(DPT_EXT_CHECKPOINT_CONVERT))
+                          : nullptr;
+  if (table == nullptr) {
+    sdk::fail(DPT_INVALID_ARGUMENT, std::string("[checkpoint] plugin `") + strategy.plugin +
+                                        "` is not a conversion strategy (no " DPT_EXT_CHECKPOINT_CONVERT " extension)");
+  }
+  dpt_checkpoint_convert_args args = DPT_CHECKPOINT_CONVERT_ARGS_INIT;
+  args.source = source.c_str();
+  args.destination = destination.c_str();
+  args.from = "megatron";
+  args.to = "hf";
+  args.model = "kimi-k2";
+  sdk::check(dpt_runtime_host(runtime), table->convert(dpt_plugin_instance_handle(raw), &args));
 }
 
 struct ChildRun {
@@ -199,7 +198,8 @@ struct ChildRun {
 
 // Runs the conversion in a forked child: its wall time and its own peak resident memory.
 // A failure in the child comes back as its message.
-ChildRun convert_in_child(const Settings& s, const std::string& source, const std::string& destination) {
+ChildRun convert_in_child(dpt_runtime* runtime, const Strategy& strategy, const std::string& source,
+                          const std::string& destination) {
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) sdk::fail(DPT_INTERNAL, std::string("pipe failed: ") + std::strerror(errno));
   const Clock::time_point start = Clock::now();
@@ -209,7 +209,7 @@ ChildRun convert_in_child(const Settings& s, const std::string& source, const st
     ::close(pipe_fds[0]);
     std::string message;
     try {
-      convert_checkpoint(s, source, destination);
+      convert_checkpoint(runtime, strategy, source, destination);
     } catch (const std::exception& e) {
       message = e.what();
     }
@@ -229,7 +229,7 @@ ChildRun convert_in_child(const Settings& s, const std::string& source, const st
   run.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   run.peak_rss_bytes = static_cast<double>(usage.ru_maxrss) * 1024;  // Linux: KiB
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    sdk::fail(DPT_INTERNAL, "the " + s.strategy + " conversion failed: " +
+    sdk::fail(DPT_INTERNAL, std::string("the ") + strategy.plugin + " conversion failed: " +
                                 (message.empty() ? "its process ended with status " + std::to_string(status) : message));
   }
   return run;
@@ -238,6 +238,9 @@ ChildRun convert_in_child(const Settings& s, const std::string& source, const st
 void run(dpt_runtime* runtime, const dpt_run_config* config, uint32_t variant) {
   const dpt_host* host = dpt_runtime_host(runtime);
   const Settings s = read_settings(host, dpt_run_config_workload_params(config, variant));
+  const Strategy strategy{dpt_run_config_slot_plugin(config, variant, "checkpoint"),
+                          dpt_run_config_slot_params(config, variant, "checkpoint")};
+  if (strategy.plugin == nullptr) sdk::fail(DPT_INVALID_ARGUMENT, "needs a [checkpoint] plugin (a conversion strategy)");
   const Input& input = generated_input(s);
   const fs::path scratch = fs::path(input.folder->path());
   const fs::path source = scratch / "megatron", copy = scratch / "copy", converted = scratch / "hf";
@@ -250,7 +253,7 @@ void run(dpt_runtime* runtime, const dpt_run_config* config, uint32_t variant) {
   const double copy_s = std::chrono::duration<double>(Clock::now() - copy_start).count();
   fs::remove_all(copy);
 
-  const ChildRun conversion = convert_in_child(s, source.string(), converted.string());
+  const ChildRun conversion = convert_in_child(runtime, strategy, source.string(), converted.string());
   fs::remove_all(converted);
 
   host->metric(host, "convert_s", conversion.seconds, "s", DPT_BETTER_LOWER);

@@ -2,8 +2,8 @@
 // checkpoint (lib/megatron_synthetic) in a temporary folder under `work_dir`, once per
 // process and shape (later repetitions of the same process reuse it; the folder is removed
 // when the process ends), then per repetition:
-//   - copies its files (read + write + fsync, the checkpoint's own file sizes): the bound,
-//     since a conversion reads and writes at least every tensor byte once;
+//   - copies its files as `cp` does (copy_file_range, then fsync): the bound, since a
+//     conversion reads and writes at least every tensor byte once;
 //   - converts it to HF safetensors with the `[checkpoint]` slot's strategy plugin (one with
 //     the dopant.checkpoint.convert/1 extension: gather, stream, or a third party's) in a
 //     forked child, so that the peak resident memory is the conversion's own (wait4's
@@ -137,23 +137,18 @@ const Input& generated_input(const Settings& s) {
   sdk::fail(DPT_INTERNAL, path.string() + ": " + what + " failed: " + std::strerror(errno));
 }
 
-// The bound: every file read and written through a 16 MiB buffer, then fsync'ed, as the
-// safetensors writer fsyncs its shards.
+// The bound: every file copied the way `cp` (coreutils 9) copies on one filesystem, with
+// copy_file_range (the bytes stay in the kernel), then fsync'ed, as the safetensors writer
+// fsyncs its shards.
 void plain_copy(const fs::path& from, const fs::path& to, const std::vector<fs::path>& files) {
-  std::vector<char> buffer(16u << 20);
   for (const fs::path& file : files) {
     fs::create_directories((to / file).parent_path());
     const int in = ::open((from / file).c_str(), O_RDONLY | O_CLOEXEC);
     if (in < 0) io_failure(from / file, "open");
     const int out = ::open((to / file).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (out < 0) io_failure(to / file, "create");
-    for (ssize_t got; (got = ::read(in, buffer.data(), buffer.size())) != 0;) {
-      if (got < 0) io_failure(from / file, "read");
-      for (ssize_t put = 0; put < got;) {
-        const ssize_t n = ::write(out, buffer.data() + put, static_cast<size_t>(got - put));
-        if (n <= 0) io_failure(to / file, "write");
-        put += n;
-      }
+    for (ssize_t got; (got = ::copy_file_range(in, nullptr, out, nullptr, 1u << 30, 0)) != 0;) {
+      if (got < 0) io_failure(to / file, "copy_file_range");
     }
     if (::fsync(out) != 0) io_failure(to / file, "fsync");
     ::close(in);

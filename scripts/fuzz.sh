@@ -11,8 +11,10 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 build=build-fuzz
 
+# Line tables only (-g1), as in scripts/check-sanitized.sh: reports need file:line.
 CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DDOPANT_FUZZ=ON -DDOPANT_BUILD_EXAMPLES=OFF \
-  -DDOPANT_WERROR=ON >/dev/null
+  -DDOPANT_WERROR=ON -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" >/dev/null
 cmake --build "$build" -j2 --target fuzzers
 
 failed=0

@@ -66,7 +66,14 @@ TEST(Suite, NoArgumentsPrintsTheTableAndExitsZero) {
   words >> kind >> metric >> gather >> gather_unit >> stream >> stream_unit;
   EXPECT_EQ(metric, "peak_rss_bytes") << out;
   EXPECT_GE(gather, 16e6) << checkpoint;           // the whole checkpoint in memory
+#if defined(__SANITIZE_ADDRESS__)
+  // Under AddressSanitizer a process's RSS is mostly the sanitizer's: shadow memory and the
+  // quarantine that keeps freed blocks resident (stream measured 95 MB there), so only the
+  // comparison below holds; the absolute bound is the normal build's.
+  EXPECT_LT(stream, gather) << checkpoint;
+#else
   EXPECT_LT(stream, 16e6) << checkpoint;           // one task of it, and the process
+#endif
   EXPECT_NE(checkpoint.find("improved"), std::string::npos) << checkpoint;
   const std::string sandbox = table_row(out, "sandbox");
   if (DOPANT_SUITE_SANDBOX_MEASURED) {  // spawn against pbox on the 1 MiB round trip

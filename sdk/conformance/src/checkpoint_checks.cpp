@@ -12,7 +12,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -24,23 +23,6 @@
 namespace dopant::conformance {
 
 namespace {
-
-// A fresh folder under the temporary directory, removed with its contents at scope exit.
-class FreshFolder {
- public:
-  FreshFolder() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "dopant-ckpt-XXXXXX").string();
-    if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
-  }
-  ~FreshFolder() {
-    std::error_code ignored;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
-  }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
 
 // Two fp32 tensors: `alpha` [3] and `layers.0.beta` [2, 2].
 struct Sample {

@@ -10,7 +10,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -22,27 +21,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A fresh folder under the temporary directory holding an (empty) source folder, removed
-// with its contents at scope exit.
-class Scratch {
- public:
+// A fresh folder holding an (empty) source folder; ok() when both were made.
+struct Scratch {
+  FreshFolder folder;
   Scratch() {
-    std::string pattern = (fs::temp_directory_path() / "dopant-convert-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) return;
-    path_ = pattern;
-    fs::create_directory(source());
+    if (!folder.path().empty()) fs::create_directory(source());
   }
-  ~Scratch() {
-    std::error_code ignored;
-    if (!path_.empty()) fs::remove_all(path_, ignored);
-  }
-  bool ok() const { return !path_.empty(); }
-  fs::path source() const { return path_ / "source"; }
-  fs::path destination() const { return path_ / "destination"; }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
+  bool ok() const { return !folder.path().empty(); }
+  fs::path source() const { return folder.path() / "source"; }
+  fs::path destination() const { return folder.path() / "destination"; }
+  const fs::path& path() const { return folder.path(); }
 };
 
 // Convert args from `source` to `destination`, outputs preset to a value a failure must clear.

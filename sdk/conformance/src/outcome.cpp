@@ -1,7 +1,11 @@
-// Error reading and instance ownership for the conformance checks.
+// Error reading, instance ownership and temporary folders for the conformance checks.
 #include "outcome.hpp"
 
 #include <gtest/gtest.h>
+
+#include <stdlib.h>
+
+#include <string>
 
 namespace dopant::conformance {
 
@@ -34,5 +38,15 @@ PluginInstance::PluginInstance(const Target& target) {
 PluginInstance::~PluginInstance() { dpt_plugin_instance_destroy(instance_); }
 
 dpt_instance* PluginInstance::handle() const { return dpt_plugin_instance_handle(instance_); }
+
+FreshFolder::FreshFolder() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "dopant-check-XXXXXX").string();
+  if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
+}
+
+FreshFolder::~FreshFolder() {
+  std::error_code ignored;
+  if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
+}
 
 }  // namespace dopant::conformance

@@ -1,11 +1,13 @@
-// Helpers shared by the checks: reading (and freeing) errors returned through the ABI, and
-// an instance of the plugin under test created with its declared defaults.
+// Helpers shared by the checks: reading (and freeing) errors returned through the ABI, an
+// instance of the plugin under test created with its declared defaults, and a fresh
+// temporary folder.
 #pragma once
 
 #include "registry.hpp"
 
 #include <dopant/runtime.h>
 
+#include <filesystem>
 #include <string>
 
 namespace dopant::conformance {
@@ -41,6 +43,20 @@ class PluginInstance {
 
  private:
   dpt_plugin_instance* instance_ = nullptr;
+};
+
+// A fresh folder under the temporary directory, removed with its contents at scope exit;
+// path() is empty when it could not be made.
+class FreshFolder {
+ public:
+  FreshFolder();
+  ~FreshFolder();
+  FreshFolder(const FreshFolder&) = delete;
+  FreshFolder& operator=(const FreshFolder&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
 };
 
 }  // namespace dopant::conformance

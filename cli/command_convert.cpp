@@ -25,15 +25,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <memory>
 #include <stdexcept>
-#include <thread>
 
 namespace dopant::cli {
 namespace {
@@ -114,29 +111,6 @@ void draw_progress(void*, uint64_t done, uint64_t total) {
   std::fflush(stderr);
 }
 
-// While it lives, a signal that InterruptGrace saw cancels the runtime, so that the strategy
-// plugin stops at its next poll of host->is_cancelled.
-class CancelOnInterrupt {
- public:
-  explicit CancelOnInterrupt(dpt_runtime* runtime)
-      : watcher_([this, runtime] {
-          while (!done_) {
-            if (InterruptGrace::requested()) return dpt_runtime_cancel(runtime);
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
-          }
-        }) {}
-  ~CancelOnInterrupt() {
-    done_ = true;
-    watcher_.join();
-  }
-  CancelOnInterrupt(const CancelOnInterrupt&) = delete;
-  CancelOnInterrupt& operator=(const CancelOnInterrupt&) = delete;
-
- private:
-  std::atomic<bool> done_{false};
-  std::thread watcher_;
-};
-
 // Whether this process is rank 0 of the host's world (always, outside mpirun).
 bool leads_world(dpt_runtime* runtime) {
   const dpt_host* host = dpt_runtime_host(runtime);
@@ -185,9 +159,10 @@ int command_convert(const Options& options) {
   const auto instance = create_strategy(runtime.get(), strategy, params);
   const auto& table = *static_cast<const dpt_checkpoint_convert_v1*>(
       dpt_plugin_instance_info(instance.get())->descriptor->get_extension(DPT_EXT_CHECKPOINT_CONVERT));
-  // The cleanup waits for this guard, which outlives the work folder and the --force swap,
-  // so neither a temporary folder nor a half-swapped DST stays after a signal.
-  const InterruptGrace grace(10);
+  // A signal cancels the runtime, so the strategy stops at its next poll of
+  // host->is_cancelled; the cleanup waits for this guard, which outlives the work folder and
+  // the --force swap, so neither a temporary folder nor a half-swapped DST stays after it.
+  const InterruptGrace grace(10, [&runtime] { dpt_runtime_cancel(runtime.get()); });
   const fs::path parent = destination.has_parent_path() ? destination.parent_path() : fs::path(".");
   TemporaryFolder work(parent.string(), "." + destination.filename().string() + ".convert");
   const fs::path target = fs::path(work.path()) / "out";
@@ -207,10 +182,7 @@ int command_convert(const Options& options) {
   args.setting_values = values.data();
   args.max_shard_bytes = max_shard_bytes;
   if (leader && isatty(STDERR_FILENO)) args.progress = draw_progress;
-  {
-    const CancelOnInterrupt cancel(runtime.get());
-    throw_if_error(table.convert(dpt_plugin_instance_handle(instance.get()), &args), strategy);
-  }
+  throw_if_error(table.convert(dpt_plugin_instance_handle(instance.get()), &args), strategy);
   if (!leader) return 0;
   // With --force the old DST is swapped into the work folder, which then removes it.
   if (::renameat2(AT_FDCWD, target.c_str(), AT_FDCWD, destination.c_str(), replace ? RENAME_EXCHANGE : RENAME_NOREPLACE) != 0) {

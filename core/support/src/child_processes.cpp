@@ -37,6 +37,7 @@ struct Registry {
   // An InterruptGrace: whether one lives, how long the cleanup waits for it, and its end.
   bool graced = false;
   double grace_seconds = 0;
+  std::function<void()> on_grace_interrupt;
   std::condition_variable grace_ended;
 };
 
@@ -59,6 +60,7 @@ sigset_t interrupt_signals() {
   {
     Registry& r = registry();
     std::unique_lock<std::mutex> guard(r.lock);  // held to the end, but while waiting: nothing new starts
+    if (r.graced && r.on_grace_interrupt) r.on_grace_interrupt();
     r.grace_ended.wait_for(guard, std::chrono::duration<double>(r.grace_seconds), [&] { return !r.graced; });
     for (pid_t group : r.groups) kill(-group, SIGKILL);
     for (const std::string& folder : r.folders) {
@@ -196,11 +198,12 @@ void TemporaryFolder::release() {
   path_.clear();
 }
 
-InterruptGrace::InterruptGrace(double grace_seconds) {
+InterruptGrace::InterruptGrace(double grace_seconds, std::function<void()> on_interrupt) {
   Registry& r = registry();
   std::lock_guard<std::mutex> guard(r.lock);
   r.graced = true;
   r.grace_seconds = grace_seconds;
+  r.on_grace_interrupt = std::move(on_interrupt);
 }
 
 InterruptGrace::~InterruptGrace() {
@@ -208,6 +211,7 @@ InterruptGrace::~InterruptGrace() {
     Registry& r = registry();
     std::lock_guard<std::mutex> guard(r.lock);
     r.graced = false;
+    r.on_grace_interrupt = nullptr;  // it may point at what its owner destroys next
     r.grace_ended.notify_all();
   }
   while (interrupt_requested) std::this_thread::sleep_for(std::chrono::seconds(1));  // the cleanup ends dopant

@@ -57,9 +57,11 @@ void defer_next_interrupt(std::function<void()> handler);
 // be destroyed, so that its owner stops its threads and removes its own files in order.
 // Then the cleanup runs as always and ends dopant by the signal. The guard's destructor,
 // once a signal came, does not return: it waits for that end. One guard at a time.
+// `on_interrupt`, when given, is called once at the signal, on the cleanup thread with its
+// registry locked, before the wait: it must only set a flag (e.g. dpt_runtime_cancel).
 class InterruptGrace {
  public:
-  explicit InterruptGrace(double grace_seconds);
+  explicit InterruptGrace(double grace_seconds, std::function<void()> on_interrupt = nullptr);
   ~InterruptGrace();
   InterruptGrace(const InterruptGrace&) = delete;
   InterruptGrace& operator=(const InterruptGrace&) = delete;
